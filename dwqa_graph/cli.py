@@ -1,0 +1,221 @@
+"""``dwqa``: a thin CLI over the Python API.
+
+Each command reads its options, calls one library function, and prints either a short
+human summary or, with ``--json``, exactly one JSON object on stdout. Errors become a
+one-line message on stderr and exit code 1; bad input records are reported on stderr as
+``file:line: reason: detail`` while the command keeps going.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from . import __version__, queries, server
+from .config import Settings, load_settings
+from .ingest import FORMATS, Problem, ingest
+from .store import Store, StoreError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print one machine-readable JSON summary on stdout.")
+
+
+def emit(as_json: bool, payload: Any, human: Callable[[], None] | None = None) -> None:
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
+    elif human:
+        human()
+    else:
+        click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
+
+
+def friendly_errors(fn: F) -> F:
+    """Known failures -> one clear line and exit 1 (tracebacks are for bugs)."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (server.ServerError, StoreError, FileNotFoundError, ValueError,
+                queries.UnknownQueryError) as exc:
+            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            click.echo(f"dwqa: error: {msg}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_store(settings: Settings) -> Store:
+    store = Store(settings)
+    store.verify()
+    return store
+
+
+def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``k=v`` pairs; ``v`` is read as JSON when it parses (numbers, null, lists)."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param expects key=value, got {pair!r}")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dwqa")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """dwqa-graph: fresh multi-hop QA rounds from evidence graphs in Neo4j."""
+    ctx.obj = load_settings()
+
+
+# -- db ------------------------------------------------------------------------------------
+@main.group()
+def db() -> None:
+    """Start, stop and inspect Neo4j; apply the schema."""
+
+
+@db.command("up")
+@json_option
+@click.pass_obj
+@friendly_errors
+def db_up(settings: Settings, as_json: bool) -> None:
+    """Start Neo4j (or find the one NEO4J_URI names) and apply the schema."""
+    state = server.up(settings)
+    with open_store(settings) as store:
+        applied = store.apply_schema()
+    payload = {**state.__dict__, "schema": applied}
+    emit(as_json, payload, lambda: click.echo(
+        f"Neo4j is up ({state.mode}) at {state.uri}"
+        + (f"; Browser: {state.browser}" if state.browser else "")))
+
+
+@db.command("down")
+@json_option
+@click.pass_obj
+@friendly_errors
+def db_down(settings: Settings, as_json: bool) -> None:
+    """Stop the Neo4j that `dwqa db up` started (never an external server)."""
+    state = server.down(settings)
+    emit(as_json, {"stopped": state.__dict__ if state else None}, lambda: click.echo(
+        f"stopped {state.mode} Neo4j" if state else "no Neo4j started by dwqa is running"))
+
+
+@db.command("status")
+@json_option
+@click.pass_obj
+@friendly_errors
+def db_status(settings: Settings, as_json: bool) -> None:
+    """URI, version, edition and node counts."""
+    info = server.status(settings)
+
+    def human() -> None:
+        if not info["running"]:
+            click.echo(f"not running: {info['error']}")
+            return
+        click.echo(f"{info['uri']}  Neo4j {info['version']} {info['edition']} ({info['mode']})")
+        if info.get("browser"):
+            click.echo(f"Browser: {info['browser']}")
+        for label, n in info["counts"].items():
+            click.echo(f"  {label:<16} {n:>10,}")
+
+    emit(as_json, info, human)
+    if not info["running"]:
+        sys.exit(1)
+
+
+@db.command("schema")
+@json_option
+@click.pass_obj
+@friendly_errors
+def db_schema(settings: Settings, as_json: bool) -> None:
+    """Apply cypher/schema/*.cypher (idempotent)."""
+    with open_store(settings) as store:
+        applied = store.apply_schema()
+    emit(as_json, {"applied": applied}, lambda: click.echo("applied: " + ", ".join(applied)))
+
+
+# -- ingest -----------------------------------------------------------------------------------
+@main.command("ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+              help="Log format; auto detects it per record.")
+@click.option("--dataset", help="Dataset name recorded on every Query (default: file stem).")
+@json_option
+@click.pass_obj
+@friendly_errors
+def ingest_cmd(settings: Settings, paths: tuple[Path, ...], fmt: str, dataset: str | None,
+               as_json: bool) -> None:
+    """Turn agent logs (or HotpotQA items) into seed graphs."""
+
+    def show(problem: Problem) -> None:
+        click.echo(str(problem), err=True)
+
+    with open_store(settings) as store:
+        report = ingest(store, paths, fmt=fmt, dataset=dataset, on_problem=show)
+    emit(as_json, report.model_dump(exclude={"problems"}) | {
+        "problems": [p.model_dump() for p in report.problems]}, lambda: click.echo(
+        f"ingested {report.ingested} of {report.records} records "
+        f"({report.rejected} rejected) in {report.seconds:.2f}s"))
+
+
+# -- queries ---------------------------------------------------------------------------------
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        click.echo(json.dumps(row, default=str, ensure_ascii=False))
+
+
+@main.command("cypher")
+@click.argument("query")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def cypher_cmd(settings: Settings, query: str, params: tuple[str, ...], as_json: bool) -> None:
+    """Run a read-only Cypher QUERY; rows as JSON (the server refuses writes)."""
+    with open_store(settings) as store:
+        rows = store.read(query, parse_params(params))
+    emit(as_json, rows, lambda: _print_rows(rows))
+
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@main.command("query")
+@click.argument("name", required=False)
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter.")
+@click.option("--list", "list_", is_flag=True, help="List the named exploration queries.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], list_: bool,
+              as_json: bool) -> None:
+    """Run a named exploration query from cypher/explore/ (parameters default to null)."""
+    if list_ or not name:
+        names = [n.removeprefix("explore/") for n in queries.available(under="explore")]
+        listing = {n: queries.description(f"explore/{n}") for n in names}
+        emit(as_json, listing, lambda: [click.echo(f"{n:<20} {d}") for n, d in listing.items()])
+        return
+    text = queries.load(f"explore/{name}")
+    values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))
+    values.update(parse_params(params))
+    with open_store(settings) as store:
+        rows = store.read(text, values)
+    emit(as_json, rows, lambda: _print_rows(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+# Sourced by scripts/demo and scripts/test: make .venv in the repo and install the project.
+# Idempotent and fast on a second run: reinstalls only when pyproject.toml changes.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+EXTRAS="${1:-}"
+PY="${PYTHON:-python3}"
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "dwqa: Python >= 3.11 is required (found: $("$PY" --version 2>&1))" >&2
+  exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv" >&2
+  "$PY" -m venv .venv
+fi
+STAMP=".venv/.dwqa-installed${EXTRAS:+-$EXTRAS}"
+WANT="$(sha256sum pyproject.toml | cut -c1-16)"
+if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
+  echo "==> installing dwqa-graph${EXTRAS:+[$EXTRAS]} into .venv" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
+  echo "$WANT" > "$STAMP"
+fi
+export PATH="$ROOT/.venv/bin:$PATH"

@@ -1,0 +1,69 @@
+"""Test fixtures: a real Neo4j of the suite's own.
+
+The suite never touches a user's database: it runs its own server (own data directory
+``.dwqa/test``, own ports) started the same way ``dwqa db up`` starts one, and wipes only
+that. If the server cannot start, the session fails — it does not skip.
+Set ``DWQA_TEST_NEO4J_URI`` to run against another *disposable* server instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from dwqa_graph import server
+from dwqa_graph.config import REPO_ROOT, Settings, load_settings
+from dwqa_graph.store import Store
+
+DATA = Path(__file__).parent / "data"
+SHARED = REPO_ROOT.parent / "shared" / "data"
+HOTPOT = SHARED / "hotpotqa" / "dev-distractor-sample.json"
+
+
+def _test_settings() -> Settings:
+    base = load_settings({})  # ignore the user's NEO4J_* on purpose
+    explicit = os.environ.get("DWQA_TEST_NEO4J_URI")
+    if explicit:
+        return replace(base, uri=explicit, uri_explicit=True,
+                       password=os.environ.get("DWQA_TEST_NEO4J_PASSWORD", base.password))
+    bolt = int(os.environ.get("DWQA_TEST_BOLT_PORT", "7688"))
+    http = int(os.environ.get("DWQA_TEST_HTTP_PORT", "7475"))
+    return replace(base, home=REPO_ROOT / ".dwqa" / "test").with_ports(bolt, http)
+
+
+@pytest.fixture(scope="session")
+def settings() -> Iterator[Settings]:
+    s = _test_settings()
+    started = not s.uri_explicit and not server.reachable(s)
+    server.up(s)  # raises (fails the session) when Neo4j cannot start
+    yield s
+    if started and not os.environ.get("DWQA_KEEP_TEST_DB"):
+        server.down(s)
+
+
+@pytest.fixture(scope="session")
+def env(settings: Settings) -> dict[str, str]:
+    """Environment that points the CLI (in-process or subprocess) at the test server."""
+    return {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
+            "NEO4J_PASSWORD": settings.password, "DWQA_HOME": str(settings.home)}
+
+
+@pytest.fixture
+def store(settings: Settings) -> Iterator[Store]:
+    """A store on an empty test database (schema applied)."""
+    with Store(settings) as st:
+        st.wipe()
+        st.apply_schema()
+        yield st
+
+
+def graph_fingerprint(store: Store) -> dict[str, int]:
+    """Node counts per label and relationship counts per type: equal graphs, equal prints."""
+    rows = store.read(
+        "MATCH (n) WITH labels(n)[0] AS k, count(*) AS c RETURN 'node:' + k AS k, c "
+        "UNION ALL MATCH ()-[r]->() WITH type(r) AS k, count(*) AS c RETURN 'rel:' + k AS k, c")
+    return {r["k"]: r["c"] for r in rows}

@@ -54,6 +54,10 @@ FLUSH_ROWS = 10_000
 #: Problems kept verbatim in the report (all are counted, and all go to ``on_problem``).
 MAX_REPORTED_PROBLEMS = 200
 HOTPOT_WIKI = "https://en.wikipedia.org/wiki/"
+#: Write order inside a transaction: nodes first, then the edges that MATCH them.
+WRITE_ORDER = tuple(f"ingest/{name}" for name in (
+    "queries", "documents", "versions", "answers", "snippets", "evidence", "follows",
+    "comparison", "hypothesis", "conclude", "support", "answer_evidence"))
 
 
 class Problem(BaseModel):
@@ -456,7 +460,7 @@ def ingest(
     warnings: Counter[str] = Counter()
     formats: Counter[str] = Counter()
     writes = WriteStats()
-    plan, pending = WritePlan(), 0
+    plan, pending = WritePlan(WRITE_ORDER), 0
 
     def note(problem: Problem) -> None:
         (rejected if problem.fatal else warnings)[problem.reason] += 1
@@ -468,7 +472,7 @@ def ingest(
         nonlocal plan, pending
         writes.merge(store.write_plan(plan))
         report.ingested += pending
-        plan, pending = WritePlan(), 0
+        plan, pending = WritePlan(WRITE_ORDER), 0
 
     total = sum(p.stat().st_size for p in paths)
     with progress("ingest", total) as advance:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from neo4j.exceptions import ClientError, ServiceUnavailable
@@ -61,24 +61,32 @@ class WriteStats:
         }
 
 
-@dataclass
 class WritePlan:
-    """An ordered list of (named query, rows) that must commit together.
+    """Rows for named queries that must commit together, one UNWIND per query name.
 
-    One plan = one transaction, so a record spread over several queries (nodes, then the
-    edges between them) is written whole or not at all.
+    One plan = one transaction, so every record added to it is written whole or not at
+    all. Rows for the same query are concatenated across records (that is what makes the
+    batches large); queries run in ``order`` (nodes before the edges that MATCH them),
+    names not listed there run after, in the order first added.
     """
 
-    steps: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
+    def __init__(self, order: Sequence[str] = ()) -> None:
+        self._order = {name: i for i, name in enumerate(order)}
+        self._rows: dict[str, list[dict[str, Any]]] = {}
 
     def add(self, name: str, rows: Iterable[dict[str, Any]]) -> None:
         rows = list(rows)
         if rows:
-            self.steps.append((name, rows))
+            self._rows.setdefault(name, []).extend(rows)
+
+    @property
+    def steps(self) -> list[tuple[str, list[dict[str, Any]]]]:
+        last = len(self._order)
+        return sorted(self._rows.items(), key=lambda kv: self._order.get(kv[0], last))
 
     @property
     def rows(self) -> int:
-        return sum(len(r) for _, r in self.steps)
+        return sum(len(r) for r in self._rows.values())
 
 
 class Store:

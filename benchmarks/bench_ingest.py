@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from dwqa_graph import queries, server
-from dwqa_graph.config import REPO_ROOT, load_settings
+from dwqa_graph.config import REPO_ROOT, Settings, load_settings
 from dwqa_graph.ingest import FLUSH_ROWS, WRITE_ORDER, Raw, graph_plan, ingest, normalise
 from dwqa_graph.steps import RuleStepParser
 from dwqa_graph.store import Store, WritePlan
@@ -75,7 +75,16 @@ def main() -> None:
     args = ap.parse_args()
 
     settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
+    started = not server.reachable(settings)
     server.up(settings)
+    try:
+        run(args, settings)
+    finally:
+        if started:  # leave no server behind that the benchmark itself started
+            server.down(settings)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> None:
     tmp = Path(tempfile.mkdtemp())
     # No shared URLs, so CREATE (raw) and MERGE (store) write the same number of nodes.
     path = write_logs(tmp / "logs.jsonl", args.logs, sources=args.sources, steps=args.steps,

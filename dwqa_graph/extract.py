@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from importlib.metadata import version
 
-from pydantic import BaseModel
-
 import trafilatura
+from pydantic import BaseModel
 
 EXTRACTOR = f"trafilatura/{version('trafilatura')}"
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)

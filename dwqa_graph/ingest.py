@@ -373,7 +373,8 @@ def graph_plan(log: AgentLog, parsed: ParsedTranscript, raw: Raw, plan: WritePla
     docs = {s.id: document_id(s.url) for s in log.sources}
     plan.add("ingest/documents", [
         {**DocumentNode(id=docs[s.id], url=s.url, title=s.title).row(),
-         "query_id": qid, "rank": rank, "cite": s.id, "snippet": s.snippet, "round": 0}
+         "query_id": qid, "rank": rank, "cite": s.id, "snippet": s.snippet, "round": 0,
+         "engine": "log"}
         for rank, s in enumerate(log.sources, start=1)])
     plan.add("ingest/versions", [
         DocumentVersionNode(

@@ -44,7 +44,7 @@ STOP_WORDS = frozenset({
 _WORD = re.compile(r"\w+")
 _MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
-# Below this many files a process pool costs more to start (~1 s) than it saves.
+# Below this many files a process pool is not worth starting.
 _POOL_MIN_FILES = 64
 
 
@@ -80,6 +80,16 @@ def _read_page(path: str) -> tuple[str, str | None, str]:
     # A page the extractor finds no article in must still be findable, so index all its words.
     text = ex.text or html.unescape(" ".join(_MARKUP.sub(" ", doc).split()))
     return ex.title or file.stem, ex.date, text
+
+
+def _can_fork() -> bool:
+    """Whether a process pool is safe here. Only fork is: spawn and forkserver re-run the
+    caller's ``__main__`` in every worker (fatal for scripts without a main guard and for
+    stdin), and forking a process that runs other threads can deadlock."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1  # OS threads, not just Python's
+    except OSError:  # not Linux: stay in one process
+        return False
 
 
 def _excerpt(text: str, weights: dict[str, float]) -> str:
@@ -122,15 +132,15 @@ class PageIndex:
 
     @classmethod
     def from_dir(cls, path: str | Path, workers: int | None = None) -> PageIndex:
+        """Index the folder's pages. ``workers`` (default: one per CPU, from 64 files on)
+        extractor processes are used only where that is safe, see ``_can_fork``."""
         directory = Path(path)
         files = sorted(f for f in directory.iterdir() if f.suffix.lower() in CONTENT_TYPES
                        and not f.name.startswith(".") and f.is_file())
         if workers is None:
             workers = min(os.cpu_count() or 1, 8) if len(files) >= _POOL_MIN_FILES else 1
-        if workers > 1:
-            # Not fork: the caller may already run server threads, and forking those can deadlock.
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if workers > 1 and _can_fork():
+            ctx = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
                 read = list(pool.map(_read_page, map(str, files), chunksize=16))
         else:

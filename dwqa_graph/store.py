@@ -100,6 +100,9 @@ class Store:
             # A stalled server should surface as an error, not a hung CLI.
             connection_timeout=15,
             max_transaction_retry_time=30,
+            # Planner hints such as "property key does not exist" (true of a fresh graph)
+            # would otherwise be logged to stderr on every run.
+            notifications_min_severity="OFF",
         )
         self._schema_applied = False
 

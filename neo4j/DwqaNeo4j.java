@@ -4,7 +4,7 @@
  * are not available here. Java 17 single-file source mode, so there is no compile step:
  *
  *   mvn -q -B -f neo4j/pom.xml dependency:build-classpath -Dmdep.outputFile=/tmp/neo4j-cp.txt
- *   java -Xms512m -Xmx1g -cp "$(cat /tmp/neo4j-cp.txt)" neo4j/DwqaNeo4j.java \
+ *   java @neo4j/jvm.args -Xms512m -Xmx1g -cp "$(cat /tmp/neo4j-cp.txt)" neo4j/DwqaNeo4j.java \
  *        --home DIR [--bolt-port 7687] [--http-port 7474] [--no-http] \
  *        [--pagecache 512m] [--conf key=value ...]
  *
@@ -12,7 +12,10 @@
  *   DWQA_NEO4J_READY bolt://127.0.0.1:P http://127.0.0.1:P version=5.26.x edition=community
  * (the http URL is "-" with --no-http). Exit code != 0 and a message on stderr on failure.
  * Authentication is disabled: drivers may send any user/password, or none.
- * SIGTERM/SIGINT shut the DBMS down cleanly (NeoBootstrapper's own signal handler + hook).
+ * SIGTERM/SIGINT shut the DBMS down cleanly (NeoBootstrapper's own signal handler + hook);
+ * note a shell's `cmd &` starts the JVM with SIGINT ignored, so use SIGTERM from scripts.
+ * jvm.args holds the --add-opens flags of Neo4j's own launcher: without them the page cache
+ * and tx-log native access fall back to slower paths (WARNs in logs/debug.log).
  */
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.localweb import LocalWeb, PageIndex, serve, tokens
+from dwqa_graph.localweb import LocalWeb, PageIndex, _can_fork, serve, tokens
 
 EXAMPLES = REPO_ROOT / "examples" / "web"
 REAL_WEB = REPO_ROOT.parent / "shared" / "data" / "real-web"
@@ -34,7 +34,7 @@ def client() -> Iterator[httpx.Client]:
         yield c
 
 
-def search(client: httpx.Client, web: LocalWeb, q: str, **params: object) -> dict:
+def search(client: httpx.Client, web: LocalWeb, q: str, **params: str | int) -> dict:
     r = client.get(f"{web.url}/search", params={"q": q, "format": "json", **params})
     assert r.status_code == 200
     assert r.headers["content-type"] == "application/json"
@@ -190,11 +190,23 @@ def test_real_web_pages_are_findable_by_a_title_word() -> None:
 
 
 def test_process_pool_reads_pages_like_one_process() -> None:
-    assert PageIndex.from_dir(EXAMPLES, workers=2).pages == PageIndex.from_dir(EXAMPLES).pages
+    # Run as a script on stdin in a fresh process: single-threaded (the only case that may use
+    # a pool), and a __main__ that spawn/forkserver workers could not re-import.
+    script = (f"import dwqa_graph.localweb as lw\nassert lw._can_fork()\n"
+              f"pool = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=2)\n"
+              f"one = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=1)\n"
+              "assert pool.pages == one.pages and len(one.pages) == 33\n")
+    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_no_pool_while_threads_run(web: LocalWeb) -> None:
+    assert not _can_fork()  # the server's thread is running
 
 
 def test_serve_forever_prints_its_url_and_stops_on_ctrl_c() -> None:
-    code = f"from dwqa_graph.localweb import serve_forever; serve_forever({str(EXAMPLES)!r}, port=0)"
+    code = f"import dwqa_graph.localweb as lw; lw.serve_forever({str(EXAMPLES)!r}, port=0)"
     with subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline()

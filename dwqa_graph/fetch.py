@@ -288,6 +288,9 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
                 t0 = time.perf_counter()
                 try:
                     async with per_host[host]:
+                        # Network time starts once the host slot is ours: waiting for a
+                        # slot is politeness, not the network.
+                        t0 = time.perf_counter()
                         resp, body, final = await download(client, doc["url"], opts)
                 except (FetchFailure, BlockedURL) as exc:
                     info = getattr(exc, "info", {})

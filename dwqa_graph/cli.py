@@ -19,11 +19,14 @@ from typing import Any, TypeVar
 import click
 
 from . import __version__, queries, server
+from .claims import EXTRACTORS, extract_claims
 from .config import Settings, load_settings
 from .fetch import FetchOptions, fetch, parse_duration
 from .ingest import FORMATS, Problem, ingest
+from .llm import LLM, LLMError, make_llm
 from .refresh import refresh
 from .search import GraphSearch, SearchClient, SearchError, SearxngClient
+from .steps import LLMStepParser, RuleStepParser, StepParser
 from .store import Store, StoreError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -49,7 +52,7 @@ def friendly_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except (server.ServerError, StoreError, FileNotFoundError, ValueError,
-                queries.UnknownQueryError, SearchError) as exc:
+                queries.UnknownQueryError, SearchError, LLMError) as exc:
             msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             click.echo(f"dwqa: error: {msg}", err=True)
             sys.exit(1)
@@ -61,6 +64,16 @@ def open_store(settings: Settings) -> Store:
     store = Store(settings)
     store.verify()
     return store
+
+
+llm_option = click.option(
+    "--llm", "llm_spec", envvar="DWQA_LLM", metavar="SPEC",
+    help="Chat model: openai:MODEL, anthropic:MODEL, bedrock:MODEL, ollama:MODEL, or an "
+         "OpenAI-compatible base URL such as http://127.0.0.1:8799/v1 (also DWQA_LLM).")
+
+
+def open_llm(spec: str | None, concurrency: int = 4) -> LLM | None:
+    return LLM(make_llm(spec), concurrency=concurrency) if spec else None
 
 
 def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -157,22 +170,53 @@ def db_schema(settings: Settings, as_json: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Log format; auto detects it per record.")
 @click.option("--dataset", help="Dataset name recorded on every Query (default: file stem).")
+@click.option("--parser", "parser_name", type=click.Choice(["rule", "llm"]), default="rule",
+              show_default=True, help="Transcript step parser: the seed's rules, or its "
+                                      "JSON-formatter prompt on --llm.")
+@llm_option
 @json_option
 @click.pass_obj
 @friendly_errors
 def ingest_cmd(settings: Settings, paths: tuple[Path, ...], fmt: str, dataset: str | None,
-               as_json: bool) -> None:
+               parser_name: str, llm_spec: str | None, as_json: bool) -> None:
     """Turn agent logs (or HotpotQA items) into seed graphs."""
 
     def show(problem: Problem) -> None:
         click.echo(str(problem), err=True)
 
+    llm = open_llm(llm_spec)
+    if parser_name == "llm" and llm is None:
+        raise ValueError("--parser llm needs --llm SPEC")
+    parser: StepParser = LLMStepParser(llm) if parser_name == "llm" and llm else RuleStepParser()
     with open_store(settings) as store:
-        report = ingest(store, paths, fmt=fmt, dataset=dataset, on_problem=show)
-    emit(as_json, report.model_dump(exclude={"problems"}) | {
+        report = ingest(store, paths, fmt=fmt, dataset=dataset, on_problem=show, parser=parser)
+    extra = {"llm": llm.stats.model_dump()} if llm else {}
+    emit(as_json, report.model_dump(exclude={"problems"}) | extra | {
         "problems": [p.model_dump() for p in report.problems]}, lambda: click.echo(
         f"ingested {report.ingested} of {report.records} records "
         f"({report.rejected} rejected) in {report.seconds:.2f}s"))
+
+
+# -- claims ------------------------------------------------------------------------------------
+@main.command("claims")
+@click.option("--extractor", type=click.Choice(EXTRACTORS), default="rule", show_default=True,
+              help="rule: self-contained sentences, no model; llm: the seed's prompt.")
+@llm_option
+@click.option("--concurrency", type=int, default=4, show_default=True,
+              help="LLM calls in flight.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def claims_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurrency: int,
+               as_json: bool) -> None:
+    """Extract atomic claims with verified verbatim spans for every DocumentVersion the
+    extractor has not processed yet."""
+    llm = open_llm(llm_spec, concurrency) if extractor == "llm" else None
+    with open_store(settings) as store:
+        report = extract_claims(store, extractor=extractor, llm=llm)
+    emit(as_json, report.model_dump(), lambda: click.echo(
+        f"{report.versions} versions: {report.claims} claims stored, {report.rejected} "
+        f"rejected {report.rejected_by_reason or ''} in {report.seconds:.1f}s"))
 
 
 # -- web ---------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ import random
 import re
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -29,6 +28,7 @@ from charset_normalizer import from_bytes
 from pydantic import BaseModel, Field
 
 from . import __version__
+from ._pool import process_pool
 from ._progress import progress
 from .extract import extract
 from .models import stable_id
@@ -261,7 +261,7 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
                           max_keepalive_connections=opts.concurrency)
     timeout = httpx.Timeout(opts.timeout, connect=min(opts.timeout, 10.0))
 
-    with ProcessPoolExecutor(max_workers=opts.workers) as pool, \
+    with process_pool(opts.workers) as pool, \
             progress("fetch", len(docs)) as advance:
 
         async def finish(doc: dict[str, str], base: dict[str, Any], body: bytes,

@@ -17,9 +17,12 @@ Rules (experiment note, "Constructing Graphs"):
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .models import Cite, ParsedTranscript, Stance, Step, StepType
+
+if TYPE_CHECKING:
+    from .llm import LLM
 
 CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _BULLET = re.compile(r"^\s*(?:[-*•‣▪–]|\d{1,3}[.)])\s+")
@@ -144,3 +147,43 @@ class RuleStepParser:
                 )
         answer_cites = [Cite(id=n) for n in cited_ids(answer)]
         return ParsedTranscript(thoughts=thoughts, answer_cites=answer_cites, parser=self.name)
+
+
+class LLMStepParser:
+    """The seed's JSON-formatter prompt on a chat model; same output as ``RuleStepParser``.
+
+    A reply that cannot be used after the repair turn falls back to the rule parser for
+    that transcript (and is counted in ``llm.stats.failures``), so ingestion never loses a
+    record to a bad model reply.
+    """
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+        self.name = f"llm:{llm.id}"
+
+    def _parse_reply(self, data: object) -> ParsedTranscript:
+        if not isinstance(data, dict) or not isinstance(data.get("thoughts"), list):
+            raise ValueError('expected {"thoughts": [...], "answer": {...}}')
+        thoughts = []
+        for i, t in enumerate(data["thoughts"]):
+            cites = [Cite(id=int(c["id"]), stance=c.get("stance", "supports"))
+                     for c in t.get("cites") or [] if isinstance(c, dict) and "id" in c]
+            thoughts.append(Step(position=i, text=str(t["text"]),
+                                 step_type=t.get("step_type", t.get("type", "reason")),
+                                 cites=cites))
+        answer = data.get("answer") if isinstance(data.get("answer"), dict) else {}
+        answer_cites = [Cite(id=int(c["id"]), stance=c.get("stance", "supports"))
+                        for c in answer.get("cites") or [] if isinstance(c, dict) and "id" in c]
+        return ParsedTranscript(thoughts=thoughts, answer_cites=answer_cites, parser=self.name)
+
+    def parse(self, transcript: str, *, question: str = "", answer: str = "") -> ParsedTranscript:
+        from .llm import LLMFailure, load_prompt
+
+        if not transcript.strip():
+            return ParsedTranscript(thoughts=[], answer_cites=[], parser=self.name)
+        prompt = load_prompt("transcript_formatter").render(
+            question=question, answer=answer, transcript=transcript)
+        try:
+            return self.llm.structured(prompt, self._parse_reply)
+        except LLMFailure:
+            return RuleStepParser().parse(transcript, question=question, answer=answer)

@@ -17,8 +17,14 @@ STAMP=".venv/.dwqa-installed${EXTRAS:+-$EXTRAS}"
 WANT="$(sha256sum pyproject.toml | cut -c1-16)"
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
   echo "==> installing dwqa-graph${EXTRAS:+[$EXTRAS]} into .venv" >&2
-  .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
+  # pip's build chatter goes to a log, shown only when the install fails.
+  if ! { .venv/bin/python -m pip install -q --disable-pip-version-check -U pip &&
+         .venv/bin/python -m pip install -q --disable-pip-version-check \
+           -e ".${EXTRAS:+[$EXTRAS]}"; } > .venv/install.log 2>&1; then
+    cat .venv/install.log >&2
+    echo "dwqa: installing the project failed (log above, also in .venv/install.log)" >&2
+    exit 1
+  fi
   echo "$WANT" > "$STAMP"
 fi
 export PATH="$ROOT/.venv/bin:$PATH"

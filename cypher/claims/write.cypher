@@ -1,0 +1,6 @@
+// Verified claims: (DocumentVersion)-[:HAS_CLAIM]->(Claim), span = substring of the text.
+UNWIND $rows AS row
+MATCH (v:DocumentVersion {id: row.version_id})
+MERGE (c:Claim {id: row.id})
+SET c += row
+MERGE (v)-[:HAS_CLAIM]->(c)

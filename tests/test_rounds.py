@@ -1,0 +1,223 @@
+"""Rounds: sampling, generation, verification, reproducibility, freezing, collisions."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+from dwqa_graph.claims import extract_claims
+from dwqa_graph.config import REPO_ROOT
+from dwqa_graph.fetch import FetchOptions, fetch
+from dwqa_graph.generate import LLMGenerator, RuleGenerator
+from dwqa_graph.ingest import ingest
+from dwqa_graph.llm import LLM
+from dwqa_graph.localweb import serve
+from dwqa_graph.rounds import (
+    RoundFrozenError,
+    collisions,
+    export_round,
+    freeze_round,
+    load_graphs,
+    new_round,
+    pool_sizes,
+)
+from dwqa_graph.sampling import Pick, Sample, SampleConfig, SeedGraph, graph_seed, sample
+from dwqa_graph.store import Store
+
+from .conftest import DATA, HOTPOT
+
+EXAMPLES = REPO_ROOT / "examples"
+
+
+def dicaprio(store: Store) -> SeedGraph:
+    ingest(store, [DATA / "dicaprio.json"])
+    extract_claims(store, extractor="rule")
+    [graph] = load_graphs(store, t=1)
+    return graph
+
+
+def pick(graph: SeedGraph, fragment: str, year: int) -> Pick:
+    for b in graph.documents:
+        for c in b.claims:
+            if fragment in c.text:
+                return Pick(bucket=b.document_id[:6], document_id=b.document_id,
+                            version_id=b.version_id, claim=c, year=year)
+    raise AssertionError(fragment)
+
+
+def test_dicaprio_worked_example(store: Store) -> None:
+    graph = dicaprio(store)
+    assert len(graph.documents) == 3 and sum(len(b.claims) for b in graph.documents) == 21
+    gen = RuleGenerator()
+    debut = pick(graph, "film debut in 1991", 1991)
+    salary = pick(graph, "$20 million per movie from 2000", 2000)
+    foundation = pick(graph, "Foundation in 1998", 1998)
+    oscar = pick(graph, "The Revenant (2015)", 2015)
+    q, a, _ = gen.temporal([debut, salary], "interval")
+    assert a == "9 years" and "1991" not in q and "2000" not in q
+    assert "film debut" in q and "$20 million per movie" in q
+    q, a, _ = gen.temporal([foundation, oscar], "interval")
+    assert a == "17 years"
+    q, a, _ = gen.temporal([oscar, foundation], "first")
+    assert a.startswith("Leonardo DiCaprio established the Leonardo DiCaprio Foundation")
+    # End to end: one verified item per round for this graph, seeds reproducible.
+    report = new_round(store, seed=7, generator=gen)
+    assert report.items == 1 and report.no_item == 0
+
+
+def test_sampling_is_reproducible_and_seed_sensitive(store: Store) -> None:
+    graph = dicaprio(store)
+    cfg = SampleConfig()
+    a = sample(graph, cfg, graph_seed(1, graph.query_id))
+    b = sample(graph, cfg, graph_seed(1, graph.query_id))
+    assert a is not None and a == b
+    draws = {json.dumps([p.claim.id for p in s.picks]) for r in range(40)
+             if (s := sample(graph, cfg, graph_seed(r, graph.query_id)))}
+    assert len(draws) > 20  # different round seeds give different combinations
+    hop3 = sample(graph, SampleConfig(hops=3, patterns=("temporal",)), 5)
+    assert hop3 is not None and len(hop3.picks) == 3
+    assert len({p.bucket for p in hop3.picks}) == 3
+
+
+@pytest.fixture
+def corpus(store: Store, tmp_path: Path) -> Store:
+    """The example corpus (served on loopback, fetched) and the HotpotQA sample, with claims."""
+    with serve(EXAMPLES / "web") as web:
+        text = (EXAMPLES / "logs" / "agent_runs.jsonl").read_text()
+        log = tmp_path / "example.jsonl"
+        log.write_text(text.replace("http://127.0.0.1:8765", web.url))
+        ingest(store, [log, HOTPOT])
+        fetch(store, FetchOptions(allow_private=True))
+    extract_claims(store, extractor="rule")
+    return store
+
+
+def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -> None:
+    store = corpus
+    report = new_round(store, seed=1, generator=RuleGenerator())
+    eligible = store.read(
+        "MATCH (q:Query)-[:RETRIEVE]->(d)-[:HAS_VERSION]->(v) WHERE (v)-[:HAS_CLAIM]->() "
+        "WITH q, count(DISTINCT d) AS n WHERE n >= 3 RETURN collect(q.id) AS ids")[0]["ids"]
+    items = {r["q"] for r in store.read(
+        "MATCH (:Round {t: 1})-[:CONTAINS]->(i)-[:FROM]->(q) RETURN q.id AS q")}
+    assert len(items & set(eligible)) >= 0.8 * len(eligible), report
+    assert report.no_item == report.graphs - report.items  # nothing silently dropped
+    # Every item traces to >= 2 distinct documents' verbatim spans.
+    rows = store.read(
+        "MATCH (:Round {t: 1})-[:CONTAINS]->(i:QAItem)-[:USES]->(c:Claim)"
+        "<-[:HAS_CLAIM]-(v:DocumentVersion)<-[:HAS_VERSION]-(d:Document) "
+        "WITH i, count(DISTINCT d) AS docs, "
+        "all(x IN collect(substring(v.text, c.start, c.end - c.start) = c.span) WHERE x) AS ok "
+        "RETURN min(docs) AS min_docs, all(o IN collect(ok) WHERE o) AS spans_ok")
+    assert rows[0]["min_docs"] >= 2 and rows[0]["spans_ok"] is True
+    # Same seed, same graphs, same θ: byte-identical items apart from the round number.
+    again = new_round(store, seed=1, generator=RuleGenerator())
+    new_round(store, seed=2, generator=RuleGenerator())
+    out = {t: tmp_path / f"r{t}.jsonl" for t in (1, 2, 3)}
+    for t, path in out.items():
+        export_round(store, t, path)
+
+    def lines(t: int) -> list[str]:
+        return [json.dumps({k: v for k, v in json.loads(line).items() if k != "round"},
+                           sort_keys=True) for line in out[t].read_text().splitlines()]
+
+    assert again.round == 2 and lines(1) == lines(2)
+    differ = sum(a != b for a, b in zip(lines(1), lines(3), strict=False))
+    assert differ >= 0.5 * len(lines(1))  # a new seed renders mostly new items
+    row = json.loads(out[1].read_text().splitlines()[0])
+    assert {"question", "answer", "pattern", "hops", "round", "seed", "theta_hash",
+            "provenance"} <= row.keys()
+    assert {"claim", "span", "start", "end", "url", "fetched_at"} <= row["provenance"][0].keys()
+    # Frozen: never modified, not even by regenerating the same round number.
+    freeze_round(store, 1)
+    before = out[1].read_text()
+    with pytest.raises(RoundFrozenError):
+        new_round(store, seed=9, generator=RuleGenerator(), t=1)
+    new_round(store, seed=9, generator=RuleGenerator())
+    export_round(store, 1, out[1])
+    assert out[1].read_text() == before
+    stats = collisions(store, [1, 2, 3], delta=0.05)
+    assert stats["aggregate"]["graphs"] == report.graphs
+    some = next(g for g in stats["graphs"].values() if g["k_min"] > 0)
+    assert some["j_max"] == some["k_min"]  # same evidence in every round: full overlap
+    assert 0 < some["bound"] <= 1 and some["k_needed_paper"] >= some["k_needed_tight"]
+
+
+def brute_force_k(graph: SeedGraph) -> int:
+    """Enumerate the candidates the sampler can draw (hops 2; conjunction 3) and count."""
+    k = 0
+    claims = [(b.document_id, c) for b in graph.documents for c in b.claims]
+    for (d1, c1), (d2, c2) in itertools.combinations(claims, 2):
+        if d1 == d2:
+            continue
+        k += sum(y1 != y2 for y1 in c1.years for y2 in c2.years)
+        k += sum(u1 == u2 and u1 != "" and x1 != x2
+                 for x1, u1 in zip(c1.values, c1.units, strict=False)
+                 for x2, u2 in zip(c2.values, c2.units, strict=False))
+    for (d1, c1), (d2, c2) in itertools.permutations(claims, 2):
+        if d1 != d2 and c1.cause and set(c1.entities) & set(c2.entities):
+            k += 1
+    for trio in itertools.combinations(claims, 3):
+        if len({d for d, _ in trio}) == 3:
+            k += len(set.intersection(*(set(c.entities) for _, c in trio)))
+    return k
+
+
+def test_pool_size_counted_in_cypher_matches_enumeration(corpus: Store) -> None:
+    graphs = load_graphs(corpus, t=1)
+    sizes = pool_sizes(corpus, [{"query_id": g.query_id,
+                                 "versions": [b.version_id for b in g.documents]}
+                                for g in graphs])
+    checked = 0
+    for g in graphs[:12]:
+        assert sizes[g.query_id] == brute_force_k(g), g.question
+        checked += sizes[g.query_id] > 0
+    assert checked >= 6
+
+
+def test_llm_generator_with_scripted_model(store: Store, tmp_path: Path) -> None:
+    dicaprio(store)
+    good = [{"used_claims": [{"doc_id": "doc1", "claim_id": "doc1_claim1", "claim": "x"},
+                             {"doc_id": "doc2", "claim_id": "doc2_claim1", "claim": "y"}],
+             "question": "How many years after his film debut did his pay reach $20 million "
+                         "per movie?", "answer": "9 years"}]
+    leaky = [{**good[0], "question": "According to the documents, how long did it take?"}]
+
+    caches = itertools.count()
+
+    def llm(*replies: object) -> LLM:  # each scripted model gets its own reply cache
+        model = GenericFakeChatModel(messages=iter(
+            [AIMessage(json.dumps(r) if not isinstance(r, str) else r) for r in replies]))
+        return LLM(model, cache_path=tmp_path / f"cache{next(caches)}.sqlite")
+
+    cfg = SampleConfig(attempts=1)
+    ok = new_round(store, seed=3, generator=LLMGenerator(llm(good)), cfg=cfg)
+    assert (ok.items, ok.rejected_by_reason) == (1, {})
+    assert ok.llm is not None and ok.llm.calls == 1
+    bad = new_round(store, seed=3, generator=LLMGenerator(llm(leaky)), cfg=cfg)
+    assert bad.items == 0 and bad.rejected_by_reason == {"mentions_documents": 1}
+    assert bad.no_item_reasons == {"mentions_documents": 1}
+    prose = new_round(store, seed=3, generator=LLMGenerator(llm("No idea.", "Still no.")),
+                      cfg=cfg)
+    assert prose.rejected_by_reason == {"llm_parse_error": 1}
+    [row] = store.read("MATCH (i:QAItem) RETURN count(i) AS n")
+    assert row["n"] == 1  # only the valid item was stored
+
+
+def test_verification_rejects_answer_in_question(store: Store) -> None:
+    graph = dicaprio(store)
+    s = sample(graph, SampleConfig(patterns=("conjunction",)), 1)
+    assert s is not None and isinstance(s, Sample)
+    from dwqa_graph.verify import answer_in_question, structural_problems
+
+    qa = RuleGenerator().generate(s)
+    assert structural_problems(qa, s, min_buckets=2) == []
+    leaked = qa.model_copy(update={"question": qa.question + f" (hint: {qa.answer})"})
+    assert "answer_in_question" in structural_problems(leaked, s, min_buckets=2)
+    assert answer_in_question("How many years, 9 years?", "9 years")
+    assert not answer_in_question("Between 1991 and 2000?", "9 years")

@@ -16,6 +16,7 @@ import ast
 import asyncio
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -130,6 +131,9 @@ class OpenAICompatChat(BaseChatModel):
     seed: int | None = 0
     timeout: float = 120.0
     api_key: str | None = None
+    #: Ask for ``response_format: json_object`` (llama.cpp, vLLM, LM Studio support it):
+    #: small models that ignore "reply in JSON" then produce parseable output.
+    json_mode: bool = False
 
     @property
     def _llm_type(self) -> str:
@@ -138,7 +142,7 @@ class OpenAICompatChat(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"base_url": self.base_url, "model": self.model, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "seed": self.seed}
+                "max_tokens": self.max_tokens, "seed": self.seed, "json_mode": self.json_mode}
 
     def _payload(self, messages: list[BaseMessage], stop: list[str] | None) -> dict[str, Any]:
         roles = {"human": "user", "ai": "assistant", "system": "system"}
@@ -150,6 +154,8 @@ class OpenAICompatChat(BaseChatModel):
             payload["seed"] = self.seed
         if stop:
             payload["stop"] = stop
+        if self.json_mode:
+            payload["response_format"] = {"type": "json_object"}
         return payload
 
     def _headers(self) -> dict[str, str]:
@@ -186,14 +192,19 @@ class OpenAICompatChat(BaseChatModel):
 
 
 def make_llm(spec: str, *, temperature: float = 0.0, max_tokens: int = 1024,
-             seed: int | None = 0) -> BaseChatModel:
+             seed: int | None = 0, json_mode: bool | None = None) -> BaseChatModel:
     """A chat model from ``provider:model`` (openai, anthropic, bedrock, ollama) or an
-    OpenAI-compatible base URL: ``http://127.0.0.1:8799/v1`` or ``URL#model``."""
+    OpenAI-compatible base URL: ``http://127.0.0.1:8799/v1``, ``URL#model``, or
+    ``URL#model?json`` to request JSON-object output (also DWQA_LLM_JSON=1)."""
     if spec.startswith(("http://", "https://", "openai-compatible:")):
         url = spec.removeprefix("openai-compatible:")
         base, _, model = url.partition("#")
+        model, _, flags = model.partition("?")
+        if json_mode is None:
+            json_mode = flags == "json" or os.environ.get("DWQA_LLM_JSON") == "1"
         return OpenAICompatChat(base_url=base.rstrip("/"), model=model or "default",
-                                temperature=temperature, max_tokens=max_tokens, seed=seed)
+                                temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                json_mode=json_mode)
     provider, sep, model = spec.partition(":")
     if not sep or provider not in _EXTRAS:
         raise LLMError(f"unknown --llm {spec!r}: use openai:MODEL, anthropic:MODEL, "

@@ -9,6 +9,7 @@ Set ``DWQA_TEST_NEO4J_URI`` to run against another *disposable* server instead.
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -67,3 +68,18 @@ def graph_fingerprint(store: Store) -> dict[str, int]:
         "MATCH (n) WITH labels(n)[0] AS k, count(*) AS c RETURN 'node:' + k AS k, c "
         "UNION ALL MATCH ()-[r]->() WITH type(r) AS k, count(*) AS c RETURN 'rel:' + k AS k, c")
     return {r["k"]: r["c"] for r in rows}
+
+
+@pytest.fixture(scope="session")
+def llm_url() -> Iterator[str]:
+    """A real small model (SmolLM2-135M-Instruct) on llama.cpp's OpenAI-compatible server,
+    started by ``scripts/llm-server`` (first run on a machine compiles llama.cpp: minutes).
+    Fails — does not skip — when it cannot start."""
+    script = REPO_ROOT / "scripts" / "llm-server"
+    running = subprocess.run([str(script), "status"], capture_output=True).returncode == 0
+    proc = subprocess.run([str(script), "start"], capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/llm-server could not start the local model:\n{proc.stderr[-3000:]}")
+    yield proc.stdout.strip()
+    if not running and not os.environ.get("DWQA_KEEP_TEST_DB"):
+        subprocess.run([str(script), "stop"], capture_output=True)

@@ -45,7 +45,9 @@ class RoundReport(BaseModel):
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     no_item_reasons: dict[str, int] = Field(default_factory=dict)
     attempts: int = 0
-    sampling_ms_per_graph: float = 0.0
+    sampling_ms_per_graph: float = Field(0.0, description="Seeded draws only.")
+    evidence_ms_per_graph: float = Field(0.0, description="The Cypher evidence query.")
+    generation_seconds: float = Field(0.0, description="Generation + verification waves.")
     seconds: float = 0.0
     llm: LLMStats | None = None
 
@@ -143,9 +145,14 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
              "judge": judge_llm.identity if judge_llm else None}
     th = theta_hash(theta)
     report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th)
+    t0 = time.perf_counter()
     graphs = load_graphs(store, t, dataset)
     report.graphs = len(graphs)
+    report.evidence_ms_per_graph = round(1000 * (time.perf_counter() - t0) / max(len(graphs), 1),
+                                         3)
+    t0 = time.perf_counter()
     done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report))
+    report.generation_seconds = round(time.perf_counter() - t0, 3)
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),
                                 "theta_hash": th, "generator": generator.name,

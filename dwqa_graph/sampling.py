@@ -12,25 +12,36 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Pattern = Literal["temporal", "comparison", "causal", "conjunction"]
 PATTERNS: tuple[Pattern, ...] = ("temporal", "comparison", "causal", "conjunction")
 
 
 class ClaimRef(BaseModel):
+    """A claim as sampling sees it; absent (null) features mean none."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
     id: str
     text: str
     years: list[int] = []
     dates: list[str] = []
-    values: list[float] = []
-    units: list[str] = []
-    raw: list[str] = []
-    cause: bool = False
-    cues: list[str] = []
+    values: list[float] = Field([], alias="number_values")
+    units: list[str] = Field([], alias="number_units")
+    raw: list[str] = Field([], alias="number_raw")
+    cause: bool = Field(False, alias="has_cause")
+    cues: list[str] = Field([], alias="cause_cues")
     entities: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls_are_empty(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if v is not None}
+        return data
 
 
 class Bucket(BaseModel):

@@ -1,7 +1,9 @@
 // The evidence of each seed graph as of round $t: documents retrieved in the latest round
 // <= $t that retrieved anything for the query, their current version, and its claims with
-// the features sampling needs (absent features read as none). Parameters: $t, $dataset
-// (null for all), $ids (list or null).
+// the features sampling needs (absent features come back null = none).
+// Parameters: $t, $dataset (null for all), $ids (list or null).
+// Each step is a CALL subquery anchored on its query / version: left to itself the planner
+// may join all versions against all queries, which is quadratic at paper scale.
 MATCH (q:Query)
 WHERE ($dataset IS NULL OR q.dataset = $dataset) AND ($ids IS NULL OR q.id IN $ids)
 CALL (q) {
@@ -10,16 +12,21 @@ CALL (q) {
   RETURN max(r.round) AS snap
 }
 WITH q, snap WHERE snap IS NOT NULL
-MATCH (q)-[r:RETRIEVE {round: snap}]->(d:Document)-[:HAS_VERSION]->(v:DocumentVersion)
-WHERE v.id = coalesce(d.current_version, v.id)
-MATCH (v)-[:HAS_CLAIM]->(c:Claim)
-WITH q, snap, d, v, min(r.rank) AS rank, c ORDER BY c.start
-WITH q, snap, d, v, rank, collect({
-  id: c.id, text: c.text, years: coalesce(c.years, []), dates: coalesce(c.dates, []),
-  values: coalesce(c.number_values, []), units: coalesce(c.number_units, []),
-  raw: coalesce(c.number_raw, []), cause: coalesce(c.has_cause, false),
-  cues: coalesce(c.cause_cues, []), entities: coalesce(c.entities, [])}) AS claims
-WITH q, snap, d, v, rank, claims ORDER BY rank, d.id
-RETURN q.id AS query_id, q.text AS question, snap AS evidence_round,
-       collect({document_id: d.id, url: d.url, version_id: v.id, claims: claims}) AS documents
+CALL (q, snap) {
+  MATCH (q)-[r:RETRIEVE {round: snap}]->(d:Document)
+  WITH d, min(r.rank) AS rank
+  MATCH (d)-[:HAS_VERSION]->(v:DocumentVersion)
+  WHERE v.id = coalesce(d.current_version, v.id)
+  CALL (v) {
+    MATCH (v)-[:HAS_CLAIM]->(c:Claim)
+    WITH c ORDER BY c.start
+    RETURN collect(c {.id, .text, .years, .dates, .number_values, .number_units, .number_raw,
+                      .has_cause, .cause_cues, .entities}) AS claims
+  }
+  WITH d, v, rank, claims WHERE size(claims) > 0
+  ORDER BY rank, d.id
+  RETURN collect({document_id: d.id, url: d.url, version_id: v.id, claims: claims})
+         AS documents
+}
+RETURN q.id AS query_id, q.text AS question, snap AS evidence_round, documents
 ORDER BY query_id

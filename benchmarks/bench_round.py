@@ -1,0 +1,150 @@
+"""One round at paper scale: 500 seed graphs x 15 documents x ~7 claims.
+
+1. Deterministic generator: prints the sampling time per seed graph (the Cypher evidence
+   query amortised over the graphs, plus the seeded draws) and the end-to-end round time.
+   Targets: sampling <= 10 ms per seed graph, the round <= 30 s on 2 cores.
+2. LLM generator with a chat model that sleeps a fixed latency L per call and answers
+   with a valid QA pair: the round must take <= 1.2 x (calls x L / concurrency).
+
+    .venv/bin/python -m benchmarks.bench_round [--graphs 500] [--latency 0.2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+
+from dwqa_graph import server
+from dwqa_graph.config import REPO_ROOT, load_settings
+from dwqa_graph.features import features
+from dwqa_graph.generate import LLMGenerator, RuleGenerator
+from dwqa_graph.llm import LLM
+from dwqa_graph.models import stable_id
+from dwqa_graph.rounds import load_graphs, new_round
+from dwqa_graph.store import Store
+
+ENTITIES = ["Valmora Council", "Solvane Energy", "Ketterby Water Board", "Brannsfjord",
+            "Altmark Coaches", "Petra Landau"]
+
+
+def claim_text(rng: random.Random) -> str:
+    e = rng.choice(ENTITIES)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return f"{e} opened the new depot in {rng.randint(1990, 2025)}."
+    if kind == 1:
+        return f"{e} reported a budget of {rng.randint(10, 900)} million euros."
+    if kind == 2:
+        return f"{e} delayed the project because of flooding near the river."
+    return f"{e} signed an agreement with {rng.choice(ENTITIES)} on the line."
+
+
+def load(store: Store, graphs: int, docs: int, claims: int) -> None:
+    rng = random.Random(0)
+    store.write("ingest/queries", [{"id": f"q{g}", "text": f"Question {g}?", "dataset": "bench",
+                                    "source": "bench", "source_file": "-", "source_line": 0}
+                                   for g in range(graphs)])
+    store.write("ingest/documents", [
+        {"id": f"q{g}d{d}", "url": f"https://example.org/{g}/{d}", "title": "",
+         "query_id": f"q{g}", "rank": d, "cite": d, "snippet": "", "round": 0,
+         "engine": "bench"} for g in range(graphs) for d in range(docs)])
+    versions, rows = [], []
+    for g in range(graphs):
+        for d in range(docs):
+            texts = [claim_text(rng) for _ in range(claims)]
+            text = "\n".join(texts)
+            vid = stable_id(g, d, text)
+            versions.append({"id": vid, "document_id": f"q{g}d{d}", "text": text,
+                             "status": "dataset", "extractor": "bench", "fetched_at": None})
+            start = 0
+            for t in texts:
+                f = features(t)
+                props = {"id": stable_id(vid, start), "text": t, "span": t, "start": start,
+                         "end": start + len(t), "extractor": "bench", "match": "exact",
+                         "years": f.years, "dates": f.dates,
+                         "number_values": [n.value for n in f.numbers],
+                         "number_units": [n.unit or "" for n in f.numbers],
+                         "number_raw": [n.raw for n in f.numbers], "has_cause": f.has_cause,
+                         "cause_cues": f.cause_cues, "entities": f.entities}
+                rows.append({"version_id": vid, "props": {k: v for k, v in props.items()
+                                                          if v not in ([], None, False)}})
+                start += len(t) + 1
+    store.write("ingest/versions", versions)
+    store.write("claims/write", rows)
+
+
+class SleepyModel(GenericFakeChatModel):
+    """Answers every prompt with a valid QA pair for its first two claims, after ``latency``."""
+
+    latency: float = 0.2
+
+    async def ainvoke(self, messages: Any, *a: Any, **k: Any) -> AIMessage:  # type: ignore[override]
+        await asyncio.sleep(self.latency)
+        prompt = messages[-1].content if isinstance(messages[-1], BaseMessage) else str(messages)
+        labels = re.findall(r'"(doc\d+_claim\d+)"', prompt)
+        firsts: dict[str, str] = {}
+        for lab in labels:
+            firsts.setdefault(lab.split("_")[0], lab)
+        used = [{"doc_id": lab.split("_")[0], "claim_id": lab, "claim": ""}
+                for lab in list(firsts.values())[:3]]
+        return AIMessage(json.dumps([{"used_claims": used, "question":
+                                      f"Which figure is larger, n{random.random()}?",
+                                      "answer": "the first"}]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", type=int, default=500)
+    ap.add_argument("--docs", type=int, default=15)
+    ap.add_argument("--claims", type=int, default=7)
+    # 1 s per call: a realistic hosted-model latency (0.2 s makes the fixed Cypher and write
+    # costs dominate the round, which is not what this measures).
+    ap.add_argument("--latency", type=float, default=1.0)
+    ap.add_argument("--concurrency", type=int, default=16)
+    args = ap.parse_args()
+    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
+    started = not server.reachable(settings)
+    server.up(settings)
+    try:
+        with Store(settings) as store:
+            store.wipe()
+            store.apply_schema()
+            load(store, args.graphs, args.docs, args.claims)
+            load_graphs(store, 1)  # warm the query plan; the first plan is not the round's
+            report = new_round(store, seed=1, generator=RuleGenerator())
+            cache = Path(tempfile.mkdtemp()) / "llm.sqlite"
+            llm = LLM(SleepyModel(messages=iter([]), latency=args.latency), cache_path=cache,
+                      concurrency=args.concurrency)
+            llm_report = new_round(store, seed=2, generator=LLMGenerator(llm))
+            store.wipe()
+    finally:
+        if started:
+            server.down(settings)
+    evidence_ms = report.evidence_ms_per_graph
+    per_graph = evidence_ms + report.sampling_ms_per_graph
+    print(f"{args.graphs} seed graphs x {args.docs} documents x {args.claims} claims")
+    print(f"rule round: {report.items} items ({report.no_item} without), "
+          f"{report.seconds:.2f} s end to end (target <= 30 s)")
+    print(f"sampling per seed graph: {per_graph:.2f} ms = evidence query {evidence_ms:.2f} ms "
+          f"+ draws {report.sampling_ms_per_graph:.2f} ms (target <= 10 ms)")
+    calls = llm_report.llm.calls if llm_report.llm else 0
+    ideal = calls * args.latency / args.concurrency
+    print(f"llm round: {llm_report.items} items, {calls} calls x {args.latency} s / "
+          f"{args.concurrency} = {ideal:.2f} s ideal; round took {llm_report.seconds:.2f} s = "
+          f"{llm_report.seconds / ideal:.2f} x (target <= 1.2 x); generation phase alone "
+          f"{llm_report.generation_seconds:.2f} s = "
+          f"{llm_report.generation_seconds / ideal:.2f} x")
+
+
+if __name__ == "__main__":
+    main()

@@ -151,15 +151,13 @@ def run_once(store: Store, base: str, pages: int, concurrency: int, web_pid: int
     opts = FetchOptions(allow_private=True, concurrency=concurrency, per_host=concurrency)
     before = {"web server": cpu_seconds(web_pid), "neo4j": cpu_seconds(neo4j_pid)}
     self_before = resource.getrusage(resource.RUSAGE_SELF)
-    kids_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = fetch(store, opts)
     self_after = resource.getrusage(resource.RUSAGE_SELF)
-    kids_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = {
         "fetcher loop": (self_after.ru_utime + self_after.ru_stime
                          - self_before.ru_utime - self_before.ru_stime),
-        "extraction workers": (kids_after.ru_utime + kids_after.ru_stime
-                               - kids_before.ru_utime - kids_before.ru_stime),
+        # Workers are fork-server children, not ours: they report their own CPU time.
+        "extraction workers": report.extract_cpu_seconds,
         "web server": cpu_seconds(web_pid) - before["web server"],
         "neo4j": cpu_seconds(neo4j_pid) - before["neo4j"],
     }

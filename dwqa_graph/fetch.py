@@ -97,6 +97,7 @@ class FetchReport(BaseModel):
     pages_per_s: float = 0.0
     network_seconds: float = Field(0.0, description="Summed over concurrent downloads.")
     extract_seconds: float = Field(0.0, description="Summed over extraction workers.")
+    extract_cpu_seconds: float = Field(0.0, description="CPU time of the extraction workers.")
     network_utilisation: float = Field(0.0, description="network_seconds / (wall x slots).")
     extract_utilisation: float = Field(0.0, description="extract_seconds / (wall x workers).")
 
@@ -144,7 +145,7 @@ def decode_body(body: bytes, header_charset: str | None) -> str:
 def extract_page(body: bytes, header_charset: str | None, content_type: str,
                  url: str) -> dict[str, Any]:
     """Decode and extract in a worker; returns plain data (crosses a process boundary)."""
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         html = decode_body(body, header_charset)
         page = extract(html, url=url, content_type=content_type)
@@ -153,10 +154,12 @@ def extract_page(body: bytes, header_charset: str | None, content_type: str,
             raise FetchFailure("no_text", f"{words} words of main text (minimum {MIN_WORDS})")
         return {"reason": "ok", "text": page.text, "title": page.title,
                 "published": page.date, "extractor": page.extractor,
-                "extract_s": time.perf_counter() - started}
+                "extract_s": time.perf_counter() - started,
+                "extract_cpu_s": time.process_time() - cpu}
     except FetchFailure as exc:
         return {"reason": exc.reason, "detail": exc.detail,
-                "extract_s": time.perf_counter() - started}
+                "extract_s": time.perf_counter() - started,
+                "extract_cpu_s": time.process_time() - cpu}
 
 
 # -- download --------------------------------------------------------------------------------
@@ -256,7 +259,7 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
     extract_slots = asyncio.Semaphore(opts.workers * 4)
     loop = asyncio.get_running_loop()
     pending: set[asyncio.Task[None]] = set()
-    totals = {"network": 0.0, "extract": 0.0}
+    totals = {"network": 0.0, "extract": 0.0, "extract_cpu": 0.0}
     limits = httpx.Limits(max_connections=opts.concurrency,
                           max_keepalive_connections=opts.concurrency)
     timeout = httpx.Timeout(opts.timeout, connect=min(opts.timeout, 10.0))
@@ -272,6 +275,7 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
             finally:
                 extract_slots.release()
             totals["extract"] += out.pop("extract_s")
+            totals["extract_cpu"] += out.pop("extract_cpu_s")
             result = FetchResult(**base, **out)
             if result.reason == "ok" and result.text:
                 result.content_hash = hashlib.sha256(result.text.encode()).hexdigest()
@@ -332,6 +336,7 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
     report.pages_per_s = round(len(docs) / wall, 1) if wall else 0.0
     report.network_seconds = round(totals["network"], 3)
     report.extract_seconds = round(totals["extract"], 3)
+    report.extract_cpu_seconds = round(totals["extract_cpu"], 3)
     if wall:
         report.network_utilisation = round(totals["network"] / (wall * opts.concurrency), 3)
         report.extract_utilisation = round(totals["extract"] / (wall * opts.workers), 3)

@@ -181,6 +181,9 @@ class PageIndex:
 
 class _Server(ThreadingHTTPServer):
     web: LocalWeb
+    # socketserver's default backlog of 5 makes a crawler with dozens of connections in
+    # flight see SYN drops and 1 s connect retries; a real web server queues them.
+    request_queue_size = 256
 
     def handle_error(self, request: object, client_address: object) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # clients hang up; that is fine

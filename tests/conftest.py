@@ -21,7 +21,9 @@ from dwqa_graph.config import REPO_ROOT, Settings, load_settings
 from dwqa_graph.store import Store
 
 DATA = Path(__file__).parent / "data"
-SHARED = REPO_ROOT.parent / "shared" / "data"
+# Real data nobody here wrote (HotpotQA sample, real web pages): ../shared beside the clone,
+# as CI has it, or DWQA_SHARED_DATA. Missing data fails the tests that need it, loudly.
+SHARED = Path(os.environ.get("DWQA_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 HOTPOT = SHARED / "hotpotqa" / "dev-distractor-sample.json"
 
 

@@ -16,8 +16,10 @@ import pytest
 from dwqa_graph.config import REPO_ROOT
 from dwqa_graph.localweb import LocalWeb, PageIndex, _can_fork, serve, tokens
 
+from .conftest import SHARED
+
 EXAMPLES = REPO_ROOT / "examples" / "web"
-REAL_WEB = REPO_ROOT.parent / "shared" / "data" / "real-web"
+REAL_WEB = SHARED / "real-web"
 BRIDGE = "valmora-tram-medieval-bridge-discovery.html"
 FIRE = "solvane-pilot-plant-fire.html"
 

@@ -10,6 +10,8 @@ from dwqa_graph.refresh import refresh
 from dwqa_graph.search import GraphSearch, SearxngClient, lucene_escape
 from dwqa_graph.store import Store
 
+from .conftest import HOTPOT
+
 EXAMPLES = REPO_ROOT / "examples"
 LOCAL = FetchOptions(allow_private=True)
 
@@ -45,8 +47,7 @@ def test_refresh_rounds_over_the_local_web(store: Store) -> None:
 
 
 def test_graph_search_runs_offline_over_stored_versions(store: Store) -> None:
-    ingest(store, [REPO_ROOT.parent / "shared" / "data" / "hotpotqa"
-                   / "dev-distractor-sample.json"])
+    ingest(store, [HOTPOT])
     search = GraphSearch(store)
     hits = search.search("Alexander Chapman Ferguson Scottish manager", limit=5)
     assert "Alex_Ferguson" in hits[0].url

@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from dataclasses import replace
 
-from dwqa_graph import server
 from dwqa_graph.claims import extract_claims
-from dwqa_graph.config import REPO_ROOT, load_settings
 from dwqa_graph.models import stable_id
 from dwqa_graph.store import Store
+
+from ._server import start_bench_server, stop_bench_server
 
 SUBJECTS = ["The Valmora City Council", "Solvane Energy", "The regional transport authority",
             "The Ketterby flood committee", "Engineers at Brannsfjord", "The national grid"]
@@ -48,9 +47,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", type=int, default=7500)
     args = ap.parse_args()
-    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
-    started = not server.reachable(settings)
-    server.up(settings)
+    settings, started = start_bench_server()
     rng = random.Random(0)
     try:
         with Store(settings) as store:
@@ -78,8 +75,7 @@ def main() -> None:
                                "c.end - c.start) <> c.span RETURN count(c) AS n")
             store.wipe()
     finally:
-        if started:
-            server.down(settings)
+        stop_bench_server(settings, started)
     print(f"{report.versions} documents ({chars / report.versions:.0f} chars each), "
           f"{report.claims} claims stored, substring violations: {bad['n']}")
     print(f"{wall:.2f} s = {report.versions / wall:.1f} documents/s (target >= 100), "

@@ -23,16 +23,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
 
-from dwqa_graph import server
-from dwqa_graph.config import REPO_ROOT, Settings, load_settings
+from dwqa_graph.config import Settings
 from dwqa_graph.fetch import FetchOptions, FetchReport, fetch
 from dwqa_graph.ingest import document_id
 from dwqa_graph.store import Store
+
+from ._server import start_bench_server, stop_bench_server
 
 WORDS = ("council tram river flood battery factory capacity budget million euros station "
          "passengers opened approved delayed because of the a in on and with by for report "
@@ -67,9 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     sweep = [int(c) for c in args.concurrency.split(",")]
 
-    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
-    started = not server.reachable(settings)
-    server.up(settings)
+    settings, started = start_bench_server()
     web_dir = Path(tempfile.mkdtemp())
     rng = random.Random(0)
     for i in range(args.pages):
@@ -95,8 +93,7 @@ def main() -> None:
     finally:
         web.terminate()
         web.wait()
-        if started:
-            server.down(settings)
+        stop_bench_server(settings, started)
 
     print(f"{args.pages} pages served on loopback by a separate process; 2 cores shared by "
           "the web server, the fetcher, its extraction workers and Neo4j")

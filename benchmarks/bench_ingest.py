@@ -19,15 +19,16 @@ import argparse
 import json
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
-from dwqa_graph import queries, server
-from dwqa_graph.config import REPO_ROOT, Settings, load_settings
+from dwqa_graph import queries
+from dwqa_graph.config import Settings
 from dwqa_graph.ingest import FLUSH_ROWS, WRITE_ORDER, Raw, graph_plan, ingest, normalise
 from dwqa_graph.steps import RuleStepParser
 from dwqa_graph.store import Store, WritePlan
 from dwqa_graph.synthetic import write_logs
+
+from ._server import start_bench_server, stop_bench_server
 
 
 def plans(path: Path) -> list[WritePlan]:
@@ -74,14 +75,11 @@ def main() -> None:
     ap.add_argument("--baseline-logs", type=int, default=40)
     args = ap.parse_args()
 
-    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
-    started = not server.reachable(settings)
-    server.up(settings)
+    settings, started = start_bench_server()
     try:
         run(args, settings)
     finally:
-        if started:  # leave no server behind that the benchmark itself started
-            server.down(settings)
+        stop_bench_server(settings, started)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> None:

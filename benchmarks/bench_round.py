@@ -17,21 +17,20 @@ import json
 import random
 import re
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from dwqa_graph import server
-from dwqa_graph.config import REPO_ROOT, load_settings
 from dwqa_graph.features import features
 from dwqa_graph.generate import LLMGenerator, RuleGenerator
 from dwqa_graph.llm import LLM
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds import load_graphs, new_round
 from dwqa_graph.store import Store
+
+from ._server import start_bench_server, stop_bench_server
 
 ENTITIES = ["Valmora Council", "Solvane Energy", "Ketterby Water Board", "Brannsfjord",
             "Altmark Coaches", "Petra Landau"]
@@ -112,9 +111,7 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=1.0)
     ap.add_argument("--concurrency", type=int, default=16)
     args = ap.parse_args()
-    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
-    started = not server.reachable(settings)
-    server.up(settings)
+    settings, started = start_bench_server()
     try:
         with Store(settings) as store:
             store.wipe()
@@ -128,8 +125,7 @@ def main() -> None:
             llm_report = new_round(store, seed=2, generator=LLMGenerator(llm))
             store.wipe()
     finally:
-        if started:
-            server.down(settings)
+        stop_bench_server(settings, started)
     evidence_ms = report.evidence_ms_per_graph
     per_graph = evidence_ms + report.sampling_ms_per_graph
     print(f"{args.graphs} seed graphs x {args.docs} documents x {args.claims} claims")

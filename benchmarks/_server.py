@@ -1,0 +1,21 @@
+"""The benchmarks' own Neo4j: ``.dwqa/bench`` on ports 7689/7476, which they wipe freely.
+Never a user's server; stopped afterwards when a benchmark started it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from dwqa_graph import server
+from dwqa_graph.config import REPO_ROOT, Settings, load_settings
+
+
+def start_bench_server() -> tuple[Settings, bool]:
+    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
+    started = not server.reachable(settings)
+    server.up(settings)
+    return settings, started
+
+
+def stop_bench_server(settings: Settings, started: bool) -> None:
+    if started:  # leave no server behind that the benchmark itself started
+        server.down(settings)

@@ -8,7 +8,7 @@ parameters, and the schema is applied before the first write of a process.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -198,22 +198,17 @@ class Store:
         """Run named read query ``name``. Named queries return plain values (maps, lists,
         scalars), so records become dicts directly: ``Record.data()``'s recursive walk for
         nodes and paths costs about as much as the query on large results."""
-        text = queries.load(name)
-
-        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            return [dict(r) for r in tx.run(text, params)]
-
-        with self._session(read=True) as session:
-            try:
-                return session.execute_read(work)
-            except ClientError as exc:
-                raise StoreError(f"{exc.code}: {exc.message}") from exc
+        return self._read(queries.load(name), params, dict)
 
     def read(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run Cypher ``text`` in a READ transaction: the server refuses any write in it."""
+        """Run Cypher ``text`` in a READ transaction: the server refuses any write in it.
+        Nodes, relationships and paths in the result become plain dicts."""
+        return self._read(text, params or {}, neo4j.Record.data)
 
+    def _read(self, text: str, params: dict[str, Any],
+              convert: Callable[[neo4j.Record], dict[str, Any]]) -> list[dict[str, Any]]:
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            return [r.data() for r in tx.run(text, params or {})]
+            return [convert(r) for r in tx.run(text, params)]
 
         with self._session(read=True) as session:
             try:

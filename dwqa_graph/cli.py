@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,13 +45,18 @@ json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print one machine-readable JSON summary on stdout.")
 
 
-def emit(as_json: bool, payload: Any, human: Callable[[], None] | None = None) -> None:
+def emit(as_json: bool, payload: Any, human: Callable[[], object] | None = None) -> None:
     if as_json:
         click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
     elif human:
         human()
     else:
         click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
+
+
+def echo_lines(lines: Iterable[str]) -> None:
+    for line in lines:
+        click.echo(line)
 
 
 def friendly_errors(fn: F) -> F:
@@ -287,9 +292,9 @@ def round_list(settings: Settings, as_json: bool) -> None:
     """Every round: seed, generator, θ hash, items, frozen."""
     with open_store(settings) as store:
         rows = list_rounds(store)
-    emit(as_json, rows, lambda: [click.echo(
+    emit(as_json, rows, lambda: echo_lines(
         f"{r['t']:>4}  seed {r['seed']:<8} {r['generator']:<12} θ {r['theta_hash']}  "
-        f"{r['items']:>5} items  {'frozen' if r['frozen'] else ''}") for r in rows])
+        f"{r['items']:>5} items  {'frozen' if r['frozen'] else ''}" for r in rows))
 
 
 @round_group.command("show")
@@ -444,7 +449,7 @@ def search_cmd(settings: Settings, query: str, searxng: str | None, limit: int,
     with open_store(settings) as store:
         hits = _search_client(searxng, store).search(query, limit=limit)
     emit(as_json, [h.model_dump() for h in hits],
-         lambda: [click.echo(f"{h.rank:>3}. {h.title[:60]:<60} {h.url}") for h in hits])
+         lambda: echo_lines(f"{h.rank:>3}. {h.title[:60]:<60} {h.url}" for h in hits))
 
 
 @main.group()
@@ -499,7 +504,7 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
     if list_ or not name:
         names = [n.removeprefix("explore/") for n in queries.available(under="explore")]
         listing = {n: queries.description(f"explore/{n}") for n in names}
-        emit(as_json, listing, lambda: [click.echo(f"{n:<20} {d}") for n, d in listing.items()])
+        emit(as_json, listing, lambda: echo_lines(f"{n:<20} {d}" for n, d in listing.items()))
         return
     text = queries.load(f"explore/{name}")
     values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))

@@ -38,4 +38,7 @@ def extract(html: str, url: str | None = None, content_type: str = "text/html") 
     if doc is None:
         m = _TITLE.search(html)
         return Extracted(text="", title=" ".join(m.group(1).split()) if m else "")
-    return Extracted(text=(doc.text or "").strip(), title=doc.title or "", date=doc.date)
+    # bare_extraction returns a Document (or a dict with as_dict=True): read both alike.
+    get = doc.get if isinstance(doc, dict) else lambda k: getattr(doc, k, None)
+    return Extracted(text=(get("text") or "").strip(), title=get("title") or "",
+                     date=get("date"))

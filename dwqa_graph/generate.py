@@ -275,5 +275,6 @@ class LLMGenerator:
             raise GenerationFailed(f"llm_{exc.reason}", exc.detail) from exc
 
 
-async def generate_all(gen: Generator, samples: list[Sample]) -> list[QACandidate | Exception]:
+async def generate_all(gen: Generator, samples: list[Sample],
+                       ) -> list[QACandidate | BaseException]:
     return await asyncio.gather(*(gen.agenerate(s) for s in samples), return_exceptions=True)

@@ -311,13 +311,13 @@ def _hotpotqa(raw: Raw, data: dict[str, Any], dataset: str,
     supporting = []
     for fact in data.get("supporting_facts") or []:
         ok = isinstance(fact, list) and len(fact) == 2 and fact[0] in titles
-        sid = titles.get(fact[0]) if ok else None
-        sents = sentences.get(sid or -1, [])
+        fact_sid = titles.get(fact[0], -1) if ok else -1
+        sents = sentences.get(fact_sid, [])
         if not ok or not isinstance(fact[1], int) or not 0 <= fact[1] < len(sents):
             problems.append(Problem(file=raw.file, line=raw.line, reason="bad_supporting_fact",
                                     detail=f"{fact!r} names no sentence", fatal=False))
             continue
-        supporting.append(SupportingFact(source_id=sid, text=sents[fact[1]].strip()))
+        supporting.append(SupportingFact(source_id=fact_sid, text=sents[fact[1]].strip()))
     return AgentLog(
         key=_record_key(data, dataset),
         question=data.get("question"),  # type: ignore[arg-type]

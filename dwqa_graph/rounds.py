@@ -12,6 +12,7 @@ import asyncio
 import json
 import time
 from collections import Counter
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,7 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
         report.attempts += len(drawn)
         results = await asyncio.gather(*(gen.agenerate(s) for s in drawn),
                                        return_exceptions=True)
-        checks = []
+        checks: list[tuple[Sample, QACandidate, list[str]] | None] = []
         for s, res in zip(drawn, results, strict=True):
             if isinstance(res, GenerationFailed):
                 reasons[s.query_id].append(res.reason)
@@ -274,8 +275,8 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
             stats["k_needed_paper"] = k_needed_paper(t, j_max, delta)
             if trials and j_max <= k_min:
                 stats["simulated"] = simulate_collisions(t=t, k=k_min, j=j_max, trials=trials)
-        stats["observed_repeat"] = observed_repeat_rate([drawn.get(q, [])]) if drawn.get(
-            q) else None
+        seq: list[Hashable] = list(drawn.get(q, []))
+        stats["observed_repeat"] = observed_repeat_rate([seq]) if seq else None
         graphs[q] = stats
     bounded = [g["bound"] for g in graphs.values() if "bound" in g]
     observed = [g["observed_repeat"] for g in graphs.values() if g["observed_repeat"] is not None]

@@ -79,7 +79,7 @@ async def check_url(url: str, *, allow_private: bool = False,
                 host, port, type=socket.SOCK_STREAM)
         except socket.gaierror as exc:
             raise BlockedURL("dns_error", f"cannot resolve {host}: {exc}") from exc
-        addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     for ip in addresses:
         why = forbidden_address(ip)
         if why:

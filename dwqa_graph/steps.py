@@ -17,7 +17,7 @@ Rules (experiment note, "Constructing Graphs"):
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .models import Cite, ParsedTranscript, Stance, Step, StepType
 
@@ -139,7 +139,8 @@ class RuleStepParser:
             ids = cited_ids(bullet)
             # Typed after the duplication rule, so every cited step carries exactly one [n].
             step_type = classify(bullet, min(len(ids), 1), is_last=i == len(bullets) - 1)
-            for cite in ids or [None]:
+            cites_or_none: list[int | None] = list(ids) or [None]
+            for cite in cites_or_none:
                 text = keep_only_citation(bullet, cite) if cite is not None else bullet
                 cites = [Cite(id=cite, stance=_stance(step_type))] if cite is not None else []
                 thoughts.append(
@@ -171,7 +172,8 @@ class LLMStepParser:
             thoughts.append(Step(position=i, text=str(t["text"]),
                                  step_type=t.get("step_type", t.get("type", "reason")),
                                  cites=cites))
-        answer = data.get("answer") if isinstance(data.get("answer"), dict) else {}
+        raw_answer = data.get("answer")
+        answer: dict[str, Any] = raw_answer if isinstance(raw_answer, dict) else {}
         answer_cites = [Cite(id=int(c["id"]), stance=c.get("stance", "supports"))
                         for c in answer.get("cites") or [] if isinstance(c, dict) and "id" in c]
         return ParsedTranscript(thoughts=thoughts, answer_cites=answer_cites, parser=self.name)

@@ -13,6 +13,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Hashable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,22 @@ class RoundReport(BaseModel):
     llm: LLMStats | None = None
 
 
+#: Seed graphs per evidence query; batches run on two threads, so the server works on one
+#: batch while the client decodes the other.
+EVIDENCE_BATCH = 100
+
+
 def load_graphs(store: Store, t: int, dataset: str | None = None,
                 ids: list[str] | None = None) -> list[SeedGraph]:
-    return [SeedGraph(**row) for row in store.query("rounds/evidence", t=t, dataset=dataset,
-                                                      ids=ids)]
+    if ids is None:
+        ids = [r["id"] for r in store.query("rounds/graph_ids", dataset=dataset)]
+    batches = [ids[i:i + EVIDENCE_BATCH] for i in range(0, len(ids), EVIDENCE_BATCH)]
+
+    def load(batch: list[str]) -> list[dict[str, Any]]:
+        return store.query("rounds/evidence", t=t, dataset=None, ids=batch)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return [SeedGraph(**row) for rows in pool.map(load, batches) for row in rows]
 
 
 def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> dict[str, Any]:

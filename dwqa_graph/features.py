@@ -12,18 +12,18 @@ from pydantic import BaseModel
 
 MONTHS = ("january february march april may june july august september october november "
           "december").split()
-_MON = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|" \
-       r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+MONTH_PATTERN = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|" \
+    r"Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 _YEAR = r"(1[5-9]\d\d|20\d\d)"
 _DATE_PATTERNS = [
     # 21 March 2019 / 21 Mar. 2019
-    (re.compile(rf"\b(\d{{1,2}})\s+({_MON})\.?,?\s+{_YEAR}\b"), "dmy"),
+    (re.compile(rf"\b(\d{{1,2}})\s+({MONTH_PATTERN})\.?,?\s+{_YEAR}\b"), "dmy"),
     # March 21, 2019
-    (re.compile(rf"\b({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b"), "mdy"),
+    (re.compile(rf"\b({MONTH_PATTERN})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b"), "mdy"),
     # 2019-03-21
     (re.compile(rf"\b{_YEAR}-(\d\d)-(\d\d)\b"), "iso"),
     # March 2019
-    (re.compile(rf"\b({_MON})\.?\s+{_YEAR}\b"), "my"),
+    (re.compile(rf"\b({MONTH_PATTERN})\.?\s+{_YEAR}\b"), "my"),
 ]
 # A bare year: not part of a larger number, not a quantity ("1500 tonnes").
 _BARE_YEAR = re.compile(rf"(?<![\d,.$€£])\b{_YEAR}\b(?![.,]\d)(?!\s*(?:%|percent|km|tonnes|"

@@ -11,7 +11,6 @@ One protocol, one output model (``QACandidate``), two implementations:
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import random
@@ -20,7 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from .features import _MON
+from .features import MONTH_PATTERN
 from .llm import LLM, LLMFailure, load_prompt
 from .sampling import Pattern, Pick, Sample
 
@@ -74,8 +73,9 @@ def used(picks: list[Pick]) -> list[UsedClaim]:
 # -- wording helpers ---------------------------------------------------------------------
 _DATE_EXPR = re.compile(
     rf"(?:,?\s*\b(?:in|on|from|since|by|during|until|as of|as early as|in early|in late|"
-    rf"in mid)\s+)?(?:\b\d{{1,2}}\s+{_MON}\.?,?\s+\d{{4}}|\b{_MON}\.?\s+\d{{1,2}},?\s+\d{{4}}|"
-    rf"\b{_MON}\.?\s+\d{{4}}|\b\d{{4}}-\d\d-\d\d|\b(?:1[5-9]|20)\d\d\b)(?:\s+onwards)?",
+    rf"in mid)\s+)?(?:\b\d{{1,2}}\s+{MONTH_PATTERN}\.?,?\s+\d{{4}}|"
+    rf"\b{MONTH_PATTERN}\.?\s+\d{{1,2}},?\s+\d{{4}}|"
+    rf"\b{MONTH_PATTERN}\.?\s+\d{{4}}|\b\d{{4}}-\d\d-\d\d|\b(?:1[5-9]|20)\d\d\b)(?:\s+onwards)?",
     re.IGNORECASE)
 _CLAUSES = re.compile(r",\s+and\s+|\s+and\s+(?=\w+\s+\w+)|;\s+|,\s+but\s+|,\s+while\s+")
 
@@ -273,8 +273,3 @@ class LLMGenerator:
             return await self.llm.astructured(prompt, parse)
         except LLMFailure as exc:
             raise GenerationFailed(f"llm_{exc.reason}", exc.detail) from exc
-
-
-async def generate_all(gen: Generator, samples: list[Sample],
-                       ) -> list[QACandidate | BaseException]:
-    return await asyncio.gather(*(gen.agenerate(s) for s in samples), return_exceptions=True)

@@ -136,8 +136,6 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
                 continue
             done.append((s, qa))
             pending.pop(s.query_id, None)
-        if attempt == cfg.attempts - 1:
-            break
     report.rejected_by_reason = dict(sorted(rejected.items()))
     report.sampling_ms_per_graph = round(1000 * sampling_s / max(len(graphs), 1), 3)
     return done, {q: reasons[q] for q in pending}

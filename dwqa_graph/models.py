@@ -127,3 +127,20 @@ class AnswerNode(_Node):
     query_id: str
     text: str
     kind: AnswerKind
+
+
+# -- evaluation ---------------------------------------------------------------------------
+class EvalItem(_Model):
+    """One test question as every scorer sees it, from a round or from a static benchmark.
+
+    ``golds`` holds every acceptable answer (FreshQA lists up to ten; a round item has one):
+    EM and F1 take the max over them.
+    """
+
+    id: str = Field(description="QAItem.id or StaticItem.id.")
+    question: str
+    golds: list[str] = Field(min_length=1)
+    pattern: str | None = Field(None, description="Round pattern, HotpotQA type, FreshQA fact_type.")
+    hops: int | None = None
+    source: Literal["round", "static"]
+    dataset: str = Field(description="'round:<t>' or the static set's name.")

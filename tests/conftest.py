@@ -35,7 +35,9 @@ def _test_settings() -> Settings:
                        password=os.environ.get("DWQA_TEST_NEO4J_PASSWORD", base.password))
     bolt = int(os.environ.get("DWQA_TEST_BOLT_PORT", "7688"))
     http = int(os.environ.get("DWQA_TEST_HTTP_PORT", "7475"))
-    return replace(base, home=REPO_ROOT / ".dwqa" / "test").with_ports(bolt, http)
+    # A non-default port gets its own data directory, so two suites can run side by side.
+    home = REPO_ROOT / ".dwqa" / ("test" if bolt == 7688 else f"test-{bolt}")
+    return replace(base, home=home).with_ports(bolt, http)
 
 
 @pytest.fixture(scope="session")

@@ -140,7 +140,8 @@ class EvalItem(_Model):
     id: str = Field(description="QAItem.id or StaticItem.id.")
     question: str
     golds: list[str] = Field(min_length=1)
-    pattern: str | None = Field(None, description="Round pattern, HotpotQA type, FreshQA fact_type.")
+    pattern: str | None = Field(
+        None, description="Round pattern, HotpotQA type or FreshQA fact_type.")
     hops: int | None = None
     source: Literal["round", "static"]
     dataset: str = Field(description="'round:<t>' or the static set's name.")

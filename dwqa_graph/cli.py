@@ -516,3 +516,10 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
 
 if __name__ == "__main__":
     main()
+
+
+# Evaluation and leakage commands live in their own module; they register here, after the
+# helpers above that they import exist.
+from .cli_eval import register  # noqa: E402
+
+register(main)

@@ -57,6 +57,9 @@ class LLMFailure(Exception):
 
 
 # -- prompts ---------------------------------------------------------------------------------
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
 class Prompt(BaseModel):
     """A versioned prompt file: ``name:``/``version:`` header lines, ``---``, the template.
 
@@ -72,13 +75,12 @@ class Prompt(BaseModel):
                               ).hexdigest()[:16]
 
     def render(self, **values: Any) -> str:
-        text = self.template
-        for key, value in values.items():
-            text = text.replace("{{" + key + "}}", str(value))
-        missing = re.findall(r"\{\{(\w+)\}\}", text)
+        # Placeholders are checked in the template and filled in one pass, so a value that
+        # itself contains "{{...}}" (wiki markup in a question) is inserted literally.
+        missing = set(_PLACEHOLDER.findall(self.template)) - values.keys()
         if missing:
-            raise KeyError(f"prompt {self.name}: no value for {', '.join(sorted(set(missing)))}")
-        return text
+            raise KeyError(f"prompt {self.name}: no value for {', '.join(sorted(missing))}")
+        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.template)
 
 
 def load_prompt(name: str, root: Path = PROMPTS_DIR) -> Prompt:

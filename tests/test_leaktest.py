@@ -1,0 +1,81 @@
+"""Leak&Test end to end, offline: the memorising leaked agent over the baseline web agent.
+
+The paper's two claims, reproduced with real parts (Neo4j, fetched pages, generated rounds):
+a static benchmark leaked whole gives a large, significant gain; fresh rounds do not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dwqa_graph.agents import make_agent
+from dwqa_graph.cli import main
+from dwqa_graph.datasets import import_static
+from dwqa_graph.generate import RuleGenerator
+from dwqa_graph.leaktest import leaktest, list_leaktests
+from dwqa_graph.store import Store
+
+from .conftest import HOTPOT
+from .test_rounds import corpus  # noqa: F401  (fixture: example corpus + HotpotQA, claims)
+
+
+def test_static_leak_is_significant_and_fresh_rounds_are_not(corpus: Store,  # noqa: F811
+                                                             env: dict[str, str],
+                                                             tmp_path: Path) -> None:
+    store = corpus
+    import_static(store, HOTPOT, "hotpot")
+    leak_file = tmp_path / "leak.jsonl"
+    result = CliRunner().invoke(main, [
+        "leaktest", "--agent", "baseline", "--leaked-agent", "memorize:baseline",
+        "--rounds", "5", "--epsilon", "0.02", "--static", "hotpot",
+        "--export-leak", str(leak_file), "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    static, dynamic = out["static"], out["dynamic"]
+    for part in (static, dynamic):
+        assert {"gap", "t", "df", "p_value"} <= part.keys()
+    # Claim (i): leaking the static set inflates the score, significantly.
+    assert static["n"] == 27 and static["a_leak"] == 1.0
+    assert static["gap"] > 0.3 and static["p_value"] < 0.05 and static["reject"] is True
+    assert static["df"] == 26
+    # Claim (ii): on T = 5 fresh rounds the mean gap is not significantly above epsilon.
+    assert len(dynamic["gaps"]) == 4 and len(dynamic["rounds"]) == 4
+    assert dynamic["reject"] is False and dynamic["p_value"] >= 0.05
+    assert dynamic["gap"] <= 0.02 + 1e-12 or dynamic["t"] is not None
+    assert dynamic["df"] == 3
+    # The leaked rounds are exported as chat fine-tuning lines, one per leaked item.
+    lines = [json.loads(x) for x in leak_file.read_text().splitlines()]
+    assert lines and all([m["role"] for m in x["messages"]] == ["system", "user", "assistant"]
+                         for x in lines)
+    leaked_items = store.read(
+        "MATCH (r:Round)-[:CONTAINS]->(i) WHERE r.t IN $ts RETURN count(i) AS n",
+        {"ts": dynamic["leaked_rounds"]})[0]["n"]
+    assert len(lines) == leaked_items
+    # Stored: the result and every run behind it.
+    [stored] = list_leaktests(store)
+    assert stored.model_dump(mode="json") == out
+    runs = store.read("MATCH (e:EvalRun) WHERE e.id IN $ids RETURN count(e) AS n",
+                      {"ids": list(out["runs"].values())})[0]["n"]
+    assert runs == len(out["runs"]) == 2 + 5 + 4
+
+
+def test_leaked_agent_that_cannot_learn_is_used_as_given(corpus: Store) -> None:  # noqa: F811
+    """Without an in-process leak (a model fine-tuned elsewhere), M_leak is M itself here:
+    every gap is exactly 0 -> the defined zero-variance result, not NaN."""
+    store = corpus
+    a, b = make_agent("baseline", store=store), make_agent("baseline", store=store)
+    report = leaktest(store, a, b, rounds=3, generator=RuleGenerator(), seed=11)
+    assert report.leaked_in_process is False
+    assert report.dynamic["gaps"] == [0.0, 0.0]
+    assert report.dynamic["t"] is None and report.dynamic["p_value"] == 1.0
+    assert report.dynamic["reject"] is False and report.static is None
+
+
+def test_too_few_rounds_is_a_clear_error(store: Store) -> None:
+    a = make_agent("baseline", store=store)
+    with pytest.raises(ValueError, match="--rounds T >= 2"):
+        leaktest(store, a, a, rounds=1, generator=RuleGenerator())

@@ -398,7 +398,8 @@ def _plot_leaktests(data: ReportData, path: Path) -> None:
                   label=lab("ε"))
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(data.leaktests)))
-    ax.set_xticklabels([_label(lt.id, 24) for lt in data.leaktests],
+    # Who was compared says more than the run id (which is in the table below).
+    ax.set_xticklabels([_label(f"{lt.leaked_agent} vs {lt.agent}", 40) for lt in data.leaktests],
                        rotation=30 if len(data.leaktests) > 4 else 0, ha="right"
                        if len(data.leaktests) > 4 else "center")
     ax.set_xlim(-0.6, len(data.leaktests) - 0.4)

@@ -35,16 +35,15 @@ from dwqa_graph.agents import (
     PageRead,
     RetrievedDoc,
     WebPages,
-    answer_type,
     make_agent,
     short_answer,
-    split_sentences,
 )
 from dwqa_graph.config import REPO_ROOT
 from dwqa_graph.fetch import FetchOptions, fetch
 from dwqa_graph.ingest import ingest
 from dwqa_graph.llm import LLM, load_prompt
 from dwqa_graph.localweb import serve
+from dwqa_graph.reader import answer_type, split_sentences
 from dwqa_graph.scoring import exact_match
 from dwqa_graph.search import SearchResult
 from dwqa_graph.store import Store

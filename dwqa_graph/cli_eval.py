@@ -189,7 +189,11 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
                 reports.append(report)
             window = [t for _, t, _, _ in targets if t is not None]
             macro_out = (macro(store, agent.spec, window, scorers) if len(window) > 1 else None)
-        extra = {"llm": llm.stats.model_dump()} if llm else {}
+        extra: dict[str, Any] = {"llm": llm.stats.model_dump()} if llm else {}
+        # A model-backed agent's own calls and failures (closed book, or the baseline's reader).
+        agent_llm = getattr(agent, "llm", None) or getattr(agent, "reader_llm", None)
+        if agent_llm is not None:
+            extra["agent_llm"] = agent_llm.stats.model_dump()
         if len(reports) == 1 and macro_out is None:
             payload: dict[str, Any] = to_json(reports[0]) | extra
         else:

@@ -41,6 +41,7 @@ def test_closed_book_eval_and_llm_judge_with_a_real_model(store: Store, env: dic
     assert len(preds) == 14
     assert all(p["judge"] in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED") for p in preds)
     assert all(p["retrieved"] == [] for p in preds)  # closed book: no retrieval trace
+    assert out["agent_llm"]["calls"] + out["agent_llm"]["cache_hits"] >= 14
     answered = [p for p in preds if p["error"] is None]
     assert answered, "the model answered nothing"
     assert all(p["answer"] == p["answer"].strip() and "\n" not in p["answer"] for p in answered)

@@ -11,20 +11,29 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from . import __version__, queries, server
 from .claims import EXTRACTORS, extract_claims
+from .cli_common import (
+    F,
+    echo_lines,
+    emit,
+    friendly_errors,
+    json_option,
+    llm_option,
+    open_llm,
+    open_store,
+    parse_params,
+)
+from .cli_eval import register
 from .config import Settings, load_settings
 from .fetch import FetchOptions, fetch, parse_duration
 from .generate import Generator, LLMGenerator, RuleGenerator
 from .ingest import FORMATS, Problem, ingest
-from .llm import LLM, LLMError, make_llm
 from .refresh import refresh
 from .rounds import (
     collisions,
@@ -35,74 +44,9 @@ from .rounds import (
     show_round,
 )
 from .sampling import PATTERNS, SampleConfig
-from .search import GraphSearch, SearchClient, SearchError, SearxngClient
+from .search import GraphSearch, SearchClient, SearxngClient
 from .steps import LLMStepParser, RuleStepParser, StepParser
-from .store import Store, StoreError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print one machine-readable JSON summary on stdout.")
-
-
-def emit(as_json: bool, payload: Any, human: Callable[[], object] | None = None) -> None:
-    if as_json:
-        click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
-    elif human:
-        human()
-    else:
-        click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
-
-
-def echo_lines(lines: Iterable[str]) -> None:
-    for line in lines:
-        click.echo(line)
-
-
-def friendly_errors(fn: F) -> F:
-    """Known failures -> one clear line and exit 1 (tracebacks are for bugs)."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (server.ServerError, StoreError, FileNotFoundError, ValueError,
-                queries.UnknownQueryError, SearchError, LLMError) as exc:
-            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            click.echo(f"dwqa: error: {msg}", err=True)
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def open_store(settings: Settings) -> Store:
-    store = Store(settings)
-    store.verify()
-    return store
-
-
-llm_option = click.option(
-    "--llm", "llm_spec", envvar="DWQA_LLM", metavar="SPEC",
-    help="Chat model: openai:MODEL, anthropic:MODEL, bedrock:MODEL, ollama:MODEL, or an "
-         "OpenAI-compatible base URL such as http://127.0.0.1:8799/v1 (also DWQA_LLM).")
-
-
-def open_llm(spec: str | None, concurrency: int = 4) -> LLM | None:
-    return LLM(make_llm(spec), concurrency=concurrency) if spec else None
-
-
-def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``k=v`` pairs; ``v`` is read as JSON when it parses (numbers, null, lists)."""
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param expects key=value, got {pair!r}")
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
-    return params
+from .store import Store
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -514,12 +458,8 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
     emit(as_json, rows, lambda: _print_rows(rows))
 
 
+# Evaluation and leakage commands live in their own module.
+register(main)
+
 if __name__ == "__main__":
     main()
-
-
-# Evaluation and leakage commands live in their own module; they register here, after the
-# helpers above that they import exist.
-from .cli_eval import register  # noqa: E402
-
-register(main)

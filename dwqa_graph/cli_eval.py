@@ -1,6 +1,8 @@
 """``dwqa`` commands for evaluation and leakage: dataset, eval, runs, contamination,
-leaktest, report. Same conventions as ``cli`` (whose helpers they use): one library call per
-command, ``--json`` prints exactly one JSON object, known failures are one line on stderr."""
+leaktest, report. Same conventions as ``cli`` (helpers in ``cli_common``): one library call per
+command, ``--json`` prints exactly one JSON object, known failures are one line on stderr.
+Heavy modules (matplotlib, scipy.stats) are imported inside the commands that need them, so
+every other ``dwqa`` command starts without paying for them."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 import click
 
 from .agents import Agent, make_agent
-from .cli import (
+from .cli_common import (
     echo_lines,
     emit,
     friendly_errors,
@@ -44,12 +46,7 @@ from .evaluate import (
 from .evaluate import as_json as to_json
 from .generate import RuleGenerator
 from .ingest import Problem
-from .leaktest import leaktest
 from .models import EvalItem
-from .paraphrase import find_paraphrases
-from .pretraining import pretraining_report
-from .report import render_report
-from .report_data import gather
 from .sampling import SampleConfig
 from .store import Store
 
@@ -286,6 +283,8 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
                                   reference_round: int | None, k: float, as_json: bool) -> None:
         """Guided completion (ROUGE-L / exact match of the model's continuation of each
         question) and Min-K% Prob."""
+        from .pretraining import pretraining_report
+
         with open_store(settings) as store:
             name, items = _question_set(store, dataset, round_t)
             ref = (_question_set(store, reference_dataset, reference_round)[1]
@@ -319,6 +318,8 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
                                  llm_spec: str | None, as_json: bool) -> None:
         """Paraphrase pairs in a question set (the seed's prompt with --llm, else the rule
         judge) after a lexical prefilter; pairs found / pairs possible."""
+        from .paraphrase import find_paraphrases
+
         llm = open_llm(llm_spec)
         with open_store(settings) as store:
             name, items = _question_set(store, dataset, round_t)
@@ -368,6 +369,8 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
                      concurrency: int, as_json: bool) -> None:
         """Leak&Test: leak round t into M_leak, score both on fresh round t+1; test the mean
         gap against epsilon (and the static leak gain with --static)."""
+        from .leaktest import leaktest  # scipy.stats: imported only when testing
+
         cfg = SampleConfig(docs=docs, hops=hops)
         with open_store(settings) as store, \
                 opened_agent(agent_spec, store) as agent, \
@@ -400,6 +403,9 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
     @friendly_errors
     def report_cmd(settings: Settings, out: Path, trials: int, as_json: bool) -> None:
         """Write the HTML report: scores per round, leak gains, collisions, contamination."""
+        from .report import render_report  # matplotlib: imported only when reporting
+        from .report_data import gather
+
         with open_store(settings) as store:
             data = gather(store, collision_trials=trials)
         files = render_report(data, out)

@@ -105,3 +105,14 @@ def test_unreachable_explicit_uri_is_an_error(settings: Settings) -> None:
     gone = replace(settings, uri="bolt://127.0.0.1:9", uri_explicit=True)
     with pytest.raises(server.ServerError, match="not reachable"):
         server.up(gone)
+
+
+def test_module_entry_point_has_every_command() -> None:
+    """``python -m dwqa_graph.cli`` (how tests and scripts spawn it) sees the evaluation
+    commands too: cli.py runs as __main__ there, which once broke their registration."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "dwqa_graph.cli", "--help"], capture_output=True,
+                         text=True, check=True).stdout
+    for name in ("eval", "leaktest", "contamination", "report", "dataset", "runs", "fetch"):
+        assert f"  {name} " in out, name

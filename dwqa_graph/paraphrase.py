@@ -10,10 +10,12 @@ n(n−1)/2 pairs of a benchmark is out of the question, so:
    ``min_shared`` (2) content words — rapidfuzz ``token_set_ratio`` of the content words ≥
    ``r_min`` (85). Pairs are found through an inverted index over content words, so only
    pairs that share a word are ever scored; words in more than ``max_df`` questions
-   (default ``max(50, 2 % of n)``) are too common to propose pairs (they still count in the
-   scores). Lexical on purpose: paraphrases that share a word or two pass; a pure synonym
-   rewrite that shares only one entity ("How many people live in Paris?" / "What is the
-   population of Paris?") does not — lower ``j_min`` to widen the net.
+   (default ``max(50, 2 % of n)``) are too common to propose pairs on their own (they still
+   count in the scores), but prefix filtering over words ordered rarest-first guarantees
+   that no pair with Jaccard ≥ ``j_min`` is missed. Lexical on purpose: paraphrases that
+   share a word or two pass; a pure synonym rewrite that shares only one entity ("How many
+   people live in Paris?" / "What is the population of Paris?") does not — lower ``j_min``
+   to widen the net.
 2. **Question sets.** Candidate pairs are grouped into connected components; components are
    packed into sets of at most ``max_set`` (20) questions, and a larger component is cut into
    sets along its edges so that every candidate pair is shown together at least once.
@@ -39,6 +41,7 @@ are reported as ``unchecked_candidate_pairs``.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from collections import Counter, defaultdict
@@ -148,6 +151,11 @@ class PrefilterStats(BaseModel):
     seconds: float = 0.0
 
 
+def _prefix_len(size: int, j_min: float) -> int:
+    """How many of a set's rarest words a Jaccard >= j_min partner must hit."""
+    return max(0, min(size, size - math.ceil(j_min * size - 1e-9) + 1))
+
+
 def prefilter(texts: Sequence[str], *, split: int | None = None, j_min: float = DEFAULT_J_MIN,
               r_min: float = DEFAULT_R_MIN, min_shared: int = DEFAULT_MIN_SHARED,
               max_df: int | None = None) -> tuple[list[Candidate], PrefilterStats]:
@@ -168,6 +176,32 @@ def prefilter(texts: Sequence[str], *, split: int | None = None, j_min: float = 
         for t in toks[j]:
             postings[t].append(j)
     frequent = {t for t, js in postings.items() if len(js) > max_df}
+    # Prefix filtering with PPJoin's positional filter (Bayardo et al. 2007; Xiao et al.
+    # 2008): with words ordered rarest first, two sets with Jaccard >= j_min must share one of
+    # the first |x| - ceil(j_min·|x|) + 1 words of each, and a shared word at positions i, j
+    # leaves room for at most 1 + min(|x|-i-1, |y|-j-1) more. Probing only those prefixes
+    # finds every Jaccard candidate even among questions made only of common words (which
+    # the frequent-word cut-off alone misses) without scoring the pairs that cannot qualify.
+    df = Counter(t for ts in toks for t in ts)
+    ordered = [sorted(ts, key=lambda t: (df[t], t)) for ts in toks]
+    prefix_postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for j in indexed:
+        for pos, t in enumerate(ordered[j][:_prefix_len(len(ordered[j]), j_min)]):
+            prefix_postings[t].append((j, pos))
+
+    def jaccard_partners(i: int) -> set[int]:
+        n_i = len(ordered[i])
+        overlap: dict[int, int] = {}
+        for pos_i, t in enumerate(ordered[i][:_prefix_len(n_i, j_min)]):
+            for j, pos_j in prefix_postings.get(t, ()):
+                if (not cross and j <= i):
+                    continue
+                n_j = len(ordered[j])
+                need = math.ceil(j_min / (1 + j_min) * (n_i + n_j) - 1e-9)
+                if overlap.get(j, 0) + 1 + min(n_i - pos_i - 1, n_j - pos_j - 1) >= need:
+                    overlap[j] = overlap.get(j, 0) + 1
+        return set(overlap)
+
     same_text: dict[str, list[int]] = defaultdict(list)
     for j in indexed:
         if norms[j]:
@@ -181,6 +215,7 @@ def prefilter(texts: Sequence[str], *, split: int | None = None, j_min: float = 
         for t in toks[i]:
             if t not in frequent:
                 partners.update(postings.get(t, ()))
+        partners |= jaccard_partners(i)
         identical = set(same_text.get(norms[i], ())) if norms[i] else set()
         for j in sorted(partners | identical):
             if not cross and j <= i:

@@ -305,3 +305,18 @@ def test_paraphrase_check_with_a_real_local_model(llm_url: str, tmp_path: Path) 
     print(f"real model paraphrase check: {report.successful}/{report.total_processed} sets, "
           f"{report.total_paraphrase_pairs} pairs, failures {report.failures}, "
           f"invalid {report.invalid_pairs}")
+
+
+def test_prefilter_misses_no_jaccard_pair_even_among_common_words() -> None:
+    """Brute force over all pairs: every pair with Jaccard >= j_min is a candidate, also in a
+    templated set where every word is 'frequent' (the case a frequent-word cut-off misses)."""
+    rng = random.Random(3)
+    common = [f"{rng.choice(['When did', 'Who made', 'Why did'])} {rng.choice('ab')}x "
+              f"{rng.choice(['open', 'close', 'fund'])} the {rng.choice(['depot', 'line'])} "
+              f"in {rng.randint(2000, 2003)}?" for _ in range(600)]
+    for texts in (synthetic(600), common):
+        toks = [content_tokens(t) for t in texts]
+        found = {(c.a, c.b) for c in prefilter(texts)[0]}
+        expected = {(i, j) for i in range(len(texts)) for j in range(i + 1, len(texts))
+                    if (u := len(toks[i] | toks[j])) and len(toks[i] & toks[j]) / u >= 0.4}
+        assert expected and expected <= found

@@ -79,3 +79,50 @@ def test_too_few_rounds_is_a_clear_error(store: Store) -> None:
     a = make_agent("baseline", store=store)
     with pytest.raises(ValueError, match="--rounds T >= 2"):
         leaktest(store, a, a, rounds=1, generator=RuleGenerator())
+
+
+class OracleLeakedAgent:
+    """Positive control: a leaked model whose leak *does* carry over to fresh rounds (it
+    answers about 60% of any round's questions right once it has been leaked anything).
+    Leak&Test must detect it: a defined t statistic, equal to scipy's, and a rejection."""
+
+    spec = "python:tests:oracle-leaked"
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.leaked = store, 0
+
+    def leak(self, pairs) -> int:  # type: ignore[no-untyped-def]
+        self.leaked = len(list(pairs))
+        return self.leaked
+
+    def forget(self) -> None:
+        self.leaked = 0
+
+    def answer(self, question: str):  # type: ignore[no-untyped-def]
+        from dwqa_graph.agents import AgentAnswer
+        from dwqa_graph.models import stable_id
+        rows = self.store.read("MATCH (i:QAItem {question: $q}) RETURN i.answer AS a LIMIT 1",
+                               {"q": question})
+        knows = self.leaked and int(stable_id(question)[:4], 16) % 10 < 6
+        return AgentAnswer(answer=rows[0]["a"] if knows and rows else "")
+
+    def close(self) -> None:
+        pass
+
+
+def test_leak_that_carries_over_is_detected(corpus: Store) -> None:  # noqa: F811
+    from scipy import stats
+    store = corpus
+    clean = make_agent("python:tests.test_leaktest:never_right", store=store)
+    report = leaktest(store, clean, OracleLeakedAgent(store), rounds=5,
+                      generator=RuleGenerator(), seed=31, epsilon=0.02)
+    d = report.dynamic
+    assert report.leaked_in_process is True
+    assert all(g > 0.3 for g in d["gaps"]) and len(set(d["gaps"])) > 1  # non-degenerate
+    ref = stats.ttest_1samp(d["gaps"], 0.02, alternative="greater")
+    assert d["t"] == pytest.approx(ref.statistic) and d["p_value"] == pytest.approx(ref.pvalue)
+    assert d["df"] == 3 and d["reject"] is True and d["p_value"] < 0.05
+
+
+def never_right(question: str) -> str:
+    return ""

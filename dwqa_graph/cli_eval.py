@@ -43,7 +43,6 @@ from .evaluate import (
     round_is_frozen,
     round_items,
 )
-from .evaluate import as_json as to_json
 from .generate import RuleGenerator
 from .ingest import Problem
 from .models import EvalItem
@@ -192,9 +191,10 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
         if agent_llm is not None:
             extra["agent_llm"] = agent_llm.stats.model_dump()
         if len(reports) == 1 and macro_out is None:
-            payload: dict[str, Any] = to_json(reports[0]) | extra
+            payload: dict[str, Any] = reports[0].model_dump(mode="json") | extra
         else:
-            payload = {"runs": [to_json(r) for r in reports], "macro": macro_out} | extra
+            payload = {"runs": [r.model_dump(mode="json") for r in reports],
+                       "macro": macro_out} | extra
 
         def human() -> None:
             for r in reports:
@@ -234,9 +234,9 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
         """One run's summary (and predictions)."""
         with open_store(settings) as store:
             report, preds = load_run(store, run_id)
-        payload = to_json(report)
+        payload = report.model_dump(mode="json")
         if predictions:
-            payload["predictions"] = [to_json(p) for p in preds]
+            payload["predictions"] = [p.model_dump(mode="json") for p in preds]
         emit(as_json, payload, lambda: _human_eval(report))
 
     # -- contamination ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from rapidfuzz import fuzz
 
 from .evaluate import Prediction, load_run
 from .models import stable_id
-from .scoring import normalize_answer
+from .scoring import contains_gold, normalize_answer
 from .store import Store
 
 DEFAULT_DATASET_HOSTS = (
@@ -89,11 +89,6 @@ def question_score(question: str, text: str) -> float:
     return float(fuzz.partial_ratio(q, t))
 
 
-def contains_answer(golds: Sequence[str], text: str) -> bool:
-    padded = f" {normalize_answer(text)} "
-    return any((g := normalize_answer(gold)) and f" {g} " in padded for gold in golds)
-
-
 def check_prediction(p: Prediction, hosts: Sequence[str],
                      threshold: float = DEFAULT_QUESTION_THRESHOLD) -> list[LeakFlag]:
     flags = []
@@ -103,7 +98,7 @@ def check_prediction(p: Prediction, hosts: Sequence[str],
             continue
         text = f"{doc.title}\n{doc.text}"
         score = question_score(p.question, text)
-        if score >= threshold and contains_answer(p.golds, text):
+        if score >= threshold and contains_gold(text, p.golds):
             flags.append(LeakFlag(url=doc.url, reason="question_and_answer",
                                   question_score=round(score, 1)))
     return flags

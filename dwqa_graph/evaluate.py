@@ -22,7 +22,6 @@ Stored graph (so a run can be inspected like a seed graph)::
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -38,7 +37,14 @@ from .agents import Agent, AgentAnswer, RetrievedDoc
 from .ingest import document_id
 from .llm import LLM, LLMFailure, load_prompt
 from .models import EvalItem, stable_id
-from .scoring import JudgeLabel, exact_match, f1, normalize_answer, parse_judge_label
+from .scoring import (
+    JudgeLabel,
+    contains_gold,
+    exact_match,
+    f1,
+    normalize_answer,
+    parse_judge_label,
+)
 from .store import Store, WritePlan
 
 Scorer = Literal["em", "f1", "judge"]
@@ -73,8 +79,7 @@ class RuleJudge:
         norm = normalize_answer(answer)
         if not norm or any(phrase in answer.lower() for phrase in _NOT_ATTEMPTED):
             return JudgeLabel(label="NOT_ATTEMPTED", fallback=False)
-        padded = f" {norm} "
-        if any((g := normalize_answer(gold)) and f" {g} " in padded for gold in golds):
+        if contains_gold(answer, golds):
             return JudgeLabel(label="CORRECT", fallback=False)
         if f1(answer, list(golds)) >= 0.8:
             return JudgeLabel(label="CORRECT", fallback=False)
@@ -125,9 +130,16 @@ class Prediction(BaseModel):
     retrieved: list[RetrievedDoc] = []
 
     def score(self, scorer: str) -> float:
-        if scorer == "judge":
-            return float(self.judge == "CORRECT")
-        return float(getattr(self, scorer))
+        return item_score(scorer, self.em, self.f1, self.judge)
+
+
+def item_score(scorer: str, em: float, f1: float, judge: str | None) -> float:
+    """One item's score under ``scorer``; the judge counts only CORRECT."""
+    if scorer == "judge":
+        if judge is None:
+            raise ValueError("no judge label: the run was not scored with --scorer judge")
+        return float(judge == "CORRECT")
+    return float(em if scorer == "em" else f1)
 
 
 class Score(BaseModel):
@@ -328,34 +340,35 @@ def list_runs(store: Store, agent: str | None = None) -> list[dict[str, Any]]:
 def load_run(store: Store, run_id: str) -> tuple[EvalReport, list[Prediction]]:
     rows = store.query("eval/run_get", id=run_id)
     if not rows:
-        raise ValueError(f"no evaluation run {run_id!r} (see `dwqa eval runs`)")
+        raise ValueError(f"no evaluation run {run_id!r} (see `dwqa runs list`)")
     report = EvalReport.model_validate_json(rows[0]["report"])
     preds = [Prediction(**(p | {"retrieved": [RetrievedDoc(**d) for d in p.pop("retrieved")]}))
              for p in (dict(r) for r in store.query("eval/predictions_of", id=run_id))]
     return report, preds
 
 
-def macro(store: Store, agent: str, rounds: Sequence[int],
-          scorers: Sequence[str] = ("em", "f1")) -> dict[str, Any]:
-    """Eq. 8 over the latest stored run of ``agent`` on each round of the window."""
-    per_round: dict[int, list[Prediction]] = {}
-    runs: dict[int, str] = {}
-    for t in rounds:
-        rows = store.query("eval/latest_run", agent=agent, t=t)
-        if not rows:
-            raise ValueError(f"agent {agent!r} has no evaluation on round {t}; run "
-                             f"`dwqa eval --round {t} --agent {agent}` first")
-        runs[t] = rows[0]["id"]
-        per_round[t] = load_run(store, rows[0]["id"])[1]
-    out: dict[str, Any] = {"agent": agent, "rounds": list(rounds), "runs": runs, "scores": {}}
-    for s in scorers:
-        if any(p.judge is None for ps in per_round.values() for p in ps) and s == "judge":
-            raise ValueError("macro judge score needs judge scores on every round of the window")
-        per = {t: [p.score(s) for p in ps] for t, ps in per_round.items()}
-        out["scores"][s] = macro_score(list(per.values())).model_dump() | {
-            "per_round": {str(t): float(np.mean(v)) for t, v in per.items()}}
+def run_scores(store: Store, run_ids: Sequence[str], scorer: str) -> dict[str, list[float]]:
+    """Per-item scores of stored runs, in one query and without their traces (which hold
+    up to 20k characters per retrieved page and are not needed to aggregate)."""
+    out: dict[str, list[float]] = {r: [] for r in run_ids}
+    for row in store.query("eval/scores_of", ids=list(run_ids)):
+        out[row["run_id"]].append(item_score(scorer, row["em"], row["f1"], row["judge"]))
     return out
 
 
-def as_json(obj: BaseModel) -> dict[str, Any]:
-    return json.loads(obj.model_dump_json())
+def macro(store: Store, agent: str, rounds: Sequence[int],
+          scorers: Sequence[str] = ("em", "f1")) -> dict[str, Any]:
+    """Eq. 8 over the latest stored run of ``agent`` on each round of the window."""
+    runs = {r["t"]: r["id"] for r in store.query("eval/latest_runs", agent=agent,
+                                                  rounds=list(rounds))}
+    missing = [t for t in rounds if t not in runs]
+    if missing:
+        raise ValueError(f"agent {agent!r} has no evaluation on round {missing[0]}; run "
+                         f"`dwqa eval --round {missing[0]} --agent {agent}` first")
+    out: dict[str, Any] = {"agent": agent, "rounds": list(rounds), "runs": runs, "scores": {}}
+    for s in scorers:
+        by_run = run_scores(store, [runs[t] for t in rounds], s)
+        per = {t: by_run[runs[t]] for t in rounds}
+        out["scores"][s] = macro_score(list(per.values())).model_dump() | {
+            "per_round": {str(t): float(np.mean(v)) for t, v in per.items()}}
+    return out

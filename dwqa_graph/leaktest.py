@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from .agents import Agent, LeakableAgent
 from .datasets import static_items
-from .evaluate import Prediction, evaluate, round_items
+from .evaluate import evaluate, round_items
 from .generate import Generator
 from .leaktest_stats import DEFAULT_ALPHA, gap_test, leak_gaps, paired_gain_test
 from .models import EvalItem, stable_id
@@ -60,20 +60,20 @@ class LeakTestReport(BaseModel):
     exported: str | None = None
 
 
-def _score(preds: Sequence[Prediction], scorer: str) -> float:
-    return sum(p.score(scorer) for p in preds) / len(preds)
+def _mean(scores: Sequence[float]) -> float:
+    return sum(scores) / len(scores)
 
 
 def _pairs(items: Sequence[EvalItem]) -> list[tuple[str, str]]:
     return [(i.question, i.golds[0]) for i in items]
 
 
-def _leak(agent: Agent, items: Sequence[EvalItem]) -> bool:
+def _leak(agent: Agent, items: Sequence[EvalItem]) -> None:
+    """Leak ``items`` alone into ``agent`` (earlier leaks forgotten); an agent that cannot
+    learn in-process is left as it is."""
     if isinstance(agent, LeakableAgent):
         agent.forget()
         agent.leak(_pairs(items))
-        return True
-    return False
 
 
 def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
@@ -106,35 +106,31 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     runs: dict[str, str] = {}
     in_process = isinstance(leaked, LeakableAgent)
 
-    def run(a: Agent, items: list[EvalItem], target: str, t: int | None, label: str) -> float:
+    def run(a: Agent, items: list[EvalItem], target: str, t: int | None,
+            label: str) -> list[float]:
         report, preds = evaluate(store, a, items, target=target, round_t=t, scorers=[scorer],
                                  concurrency=concurrency)
         runs[label] = report.run_id
         log(f"{label}: {scorer} {report.scores[scorer].score:.3f} on {len(items)} items")
-        return _score(preds, scorer)
+        # evaluate keeps item order, so the two runs on one item set pair up by position.
+        return [p.score(scorer) for p in preds]
 
     static_out = None
     if static:
         items = static_items(store, static)
-        _, clean_preds = evaluate(store, agent, items, target=static, scorers=[scorer],
-                                  concurrency=concurrency)
+        clean_items = run(agent, items, static, None, "static:clean")
         _leak(leaked, items)
-        _, leak_preds = evaluate(store, leaked, items, target=static, scorers=[scorer],
-                                 concurrency=concurrency)
-        runs |= {"static:clean": clean_preds[0].run_id, "static:leaked": leak_preds[0].run_id}
-        test = paired_gain_test([p.score(scorer) for p in leak_preds],
-                                [p.score(scorer) for p in clean_preds], alpha)
-        a_clean, a_leak = _score(clean_preds, scorer), _score(leak_preds, scorer)
+        leak_items = run(leaked, items, static, None, "static:leaked")
+        test = paired_gain_test(leak_items, clean_items, alpha)
+        a_clean, a_leak = _mean(clean_items), _mean(leak_items)
         static_out = {"dataset": static, "n": len(items), "a_clean": a_clean, "a_leak": a_leak,
                       "gap": a_leak - a_clean, "t": test.t, "df": test.df,
                       "p_value": test.p_value, "reject": test.reject, "note": test.note}
-        log(f"static {static}: clean {a_clean:.3f}, leaked {a_leak:.3f}, p={test.p_value}")
 
     round_ts: list[int] = []
-    leaked_rounds: list[list[EvalItem]] = []
+    round_sets: list[list[EvalItem]] = []
     clean_scores: list[float] = []
     leaked_scores: list[float] = []
-    previous: list[EvalItem] | None = None
     for step in range(rounds):
         rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset)
         if rep.items == 0:
@@ -142,15 +138,13 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
                              "question (ingest, fetch and extract claims first)")
         t = rep.round
         items = round_items(store, t)
-        round_ts.append(t)
-        clean = run(agent, items, f"round:{t}", t, f"round:{t}:clean")
-        if previous is not None:
-            if in_process:
-                _leak(leaked, previous)
-                leaked_rounds.append(previous)
+        clean = _mean(run(agent, items, f"round:{t}", t, f"round:{t}:clean"))
+        if round_sets:
+            _leak(leaked, round_sets[-1])  # M_leak^{t-1}: the previous round only
             clean_scores.append(clean)
-            leaked_scores.append(run(leaked, items, f"round:{t}", t, f"round:{t}:leaked"))
-        previous = items
+            leaked_scores.append(_mean(run(leaked, items, f"round:{t}", t, f"round:{t}:leaked")))
+        round_ts.append(t)
+        round_sets.append(items)
 
     gaps = leak_gaps(leaked_scores, clean_scores)
     test = gap_test(gaps, epsilon, alpha)
@@ -160,7 +154,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
                "epsilon": epsilon, "note": test.note}
     exported = None
     if export is not None:
-        export_leak(leaked_rounds or [round_items(store, t) for t in round_ts[:-1]], export)
+        export_leak(round_sets[:-1], export)
         exported = str(export)
     report = LeakTestReport(
         id=stable_id("leaktest", agent.spec, leaked.spec, created, *round_ts),

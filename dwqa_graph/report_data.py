@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .contamination import latest_checks
-from .evaluate import EvalReport, load_run, macro_score
+from .evaluate import EvalReport, macro_score, run_scores
 from .leaktest import list_leaktests
 from .report import (
     ContaminationCount,
@@ -46,8 +46,7 @@ def _macro(store: Store, runs: dict[tuple[str, str], list[str]],
     for (agent, scorer), run_ids in sorted(runs.items()):
         if len(run_ids) < 2:
             continue
-        per_round = [[p.score(scorer) for p in load_run(store, rid)[1]] for rid in run_ids]
-        m = macro_score(per_round)
+        m = macro_score(list(run_scores(store, run_ids, scorer).values()))
         rounds = sorted(p.t for p in points if p.agent == agent and p.scorer == scorer)
         out.append(MacroScore(agent=agent, scorer=scorer, rounds=rounds, score=m.score,
                               ci_low=m.ci_low, ci_high=m.ci_high))

@@ -87,6 +87,13 @@ def f1(prediction: str, golds: Sequence[str]) -> float:
     return max(_f1_single(prediction, g) for g in golds)
 
 
+def contains_gold(text: str, golds: Sequence[str]) -> bool:
+    """A gold alias appears in ``text`` as a whole run of normalised tokens ("1911" in "It
+    opened in 1911." but not in "19110"): used by the rule judge and the run-time leak check."""
+    padded = f" {normalize_answer(text)} "
+    return any((g := normalize_answer(gold)) and f" {g} " in padded for gold in golds)
+
+
 class JudgeLabel(BaseModel):
     """A parsed judge verdict; ``fallback`` says the text did not contain exactly one label.
 

@@ -12,7 +12,6 @@ from dwqa_graph.agents import AgentAnswer, RetrievedDoc, make_agent
 from dwqa_graph.config import REPO_ROOT
 from dwqa_graph.contamination import (
     DEFAULT_DATASET_HOSTS,
-    contains_answer,
     host_matches,
     latest_checks,
     question_score,
@@ -21,6 +20,7 @@ from dwqa_graph.contamination import (
 from dwqa_graph.datasets import import_static, static_items
 from dwqa_graph.evaluate import evaluate
 from dwqa_graph.localweb import serve
+from dwqa_graph.scoring import contains_gold
 from dwqa_graph.store import Store
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -31,8 +31,8 @@ def test_matching_rules() -> None:
     page = ("Quiz dump, item 17: which investor led Solvane Energy’s Series-B financing "
             "round? Answer: Halvard Capital. Item 18: ...")
     assert question_score(QUESTION, page) >= 90  # curly apostrophe and hyphen: still a copy
-    assert contains_answer(["Halvard Capital"], page)
-    assert not contains_answer(["Halvard"], "Halvardsen Capital")  # whole tokens only
+    assert contains_gold(page, ["Halvard Capital"])
+    assert not contains_gold("Halvardsen Capital", ["Halvard"])  # whole tokens only
     assert question_score("Who won?", "Who won? Nobody knows who won the cup.") == 100.0
     assert question_score("Who won the cup?", "who would win a cup") == 0.0  # short: exact only
     assert host_matches("https://huggingface.co/datasets/hotpot_qa", DEFAULT_DATASET_HOSTS)

@@ -61,6 +61,18 @@ def test_static_leak_is_significant_and_fresh_rounds_are_not(corpus: Store,  # n
     runs = store.read("MATCH (e:EvalRun) WHERE e.id IN $ids RETURN count(e) AS n",
                       {"ids": list(out["runs"].values())})[0]["n"]
     assert runs == len(out["runs"]) == 2 + 5 + 4
+    # The report reads all of it back from the graph (no contamination check was run here).
+    result = CliRunner().invoke(main, ["report", "--out", str(tmp_path / "report"), "--json"],
+                                env=env)
+    assert result.exit_code == 0, result.output
+    files = json.loads(result.stdout)
+    assert files["skipped"] == ["contamination"]
+    assert set(files["plots"]) == {"scores", "leaktests", "collisions"}
+    data = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert [lt["id"] for lt in data["leaktests"]] == [out["id"]]
+    assert {(m["agent"], m["scorer"]) for m in data["macro"]} == {
+        ("baseline", "em"), ("memorize:baseline", "em")}
+    assert {s["dataset"] for s in data["static"]} == {"hotpot"}
 
 
 def test_leaked_agent_that_cannot_learn_is_used_as_given(corpus: Store) -> None:  # noqa: F811

@@ -218,8 +218,7 @@ def register(main: click.Group) -> None:  # noqa: C901 - one nested definition p
     def runs_list(settings: Settings, agent_spec: str | None, as_json: bool) -> None:
         """Runs, newest first."""
         with open_store(settings) as store:
-            rows = [{k: v for k, v in r.items() if k != "report"}
-                    for r in list_runs(store, agent_spec)]
+            rows = list_runs(store, agent_spec)
         emit(as_json, rows, lambda: echo_lines(
             f"{r['id']}  {r['created_at']}  {r['target']:<14} {r['n']:>5} items  {r['agent']}"
             for r in rows))

@@ -4,9 +4,12 @@ Never a user's server; stopped afterwards when a benchmark started it."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from dwqa_graph import server
-from dwqa_graph.config import REPO_ROOT, Settings, load_settings
+from dwqa_graph.config import Settings, load_settings
+from dwqa_graph.graph import server
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def start_bench_server() -> tuple[Settings, bool]:

@@ -15,9 +15,9 @@ import argparse
 import random
 import time
 
-from dwqa_graph.claims import extract_claims
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.graph.store import Store
 from dwqa_graph.models import stable_id
-from dwqa_graph.store import Store
 
 from ._server import start_bench_server, stop_bench_server
 

@@ -18,12 +18,12 @@ import argparse
 import random
 import time
 
-from dwqa_graph.agents import AgentAnswer, MemorizingAgent, make_agent
-from dwqa_graph.evaluate import evaluate, round_items, store_run
-from dwqa_graph.generate import RuleGenerator
-from dwqa_graph.paraphrase import find_paraphrases, prefilter
-from dwqa_graph.rounds import new_round
-from dwqa_graph.store import Store
+from dwqa_graph.evaluation.agents import AgentAnswer, MemorizingAgent, make_agent
+from dwqa_graph.evaluation.evaluate import evaluate, round_items, store_run
+from dwqa_graph.graph.store import Store
+from dwqa_graph.leakage.paraphrase import find_paraphrases, prefilter
+from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.round import new_round
 
 from ._server import start_bench_server, stop_bench_server
 from .bench_round import ENTITIES, load

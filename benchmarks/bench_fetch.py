@@ -28,9 +28,9 @@ from pathlib import Path
 import httpx
 
 from dwqa_graph.config import Settings
-from dwqa_graph.fetch import FetchOptions, FetchReport, fetch
-from dwqa_graph.ingest import document_id
-from dwqa_graph.store import Store
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import document_id
+from dwqa_graph.web.fetch import FetchOptions, FetchReport, fetch
 
 from ._server import start_bench_server, stop_bench_server
 

@@ -21,12 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from dwqa_graph import queries
 from dwqa_graph.config import Settings
-from dwqa_graph.ingest import FLUSH_ROWS, WRITE_ORDER, Raw, graph_plan, ingest, normalise
-from dwqa_graph.steps import RuleStepParser
-from dwqa_graph.store import Store, WritePlan
-from dwqa_graph.synthetic import write_logs
+from dwqa_graph.graph import queries
+from dwqa_graph.graph.store import Store, WritePlan
+from dwqa_graph.ingest.logs import FLUSH_ROWS, WRITE_ORDER, Raw, graph_plan, ingest, normalise
+from dwqa_graph.ingest.steps import RuleStepParser
+from dwqa_graph.ingest.synthetic import write_logs
 
 from ._server import start_bench_server, stop_bench_server
 

@@ -8,12 +8,46 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 
-#: Repository root (the package is used from a checkout: ``cypher/`` and ``prompts/`` live here).
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CYPHER_DIR = Path(os.environ.get("DWQA_CYPHER_DIR", REPO_ROOT / "cypher"))
-PROMPTS_DIR = Path(os.environ.get("DWQA_PROMPTS_DIR", REPO_ROOT / "prompts"))
+
+def package_data(name: str) -> Path:
+    """A folder shipped inside the package (``cypher``, ``prompts``, ``neo4j``).
+
+    Read through ``importlib.resources`` so it is found wherever the package is installed
+    (a checkout, a wheel in site-packages); pip always installs packages as plain files, so
+    the folder is a real path that subprocesses (java, mvn) can use too.
+    """
+    return Path(str(resources.files("dwqa_graph").joinpath(name)))
+
+
+CYPHER_DIR = package_data("cypher")
+PROMPTS_DIR = package_data("prompts")
+LAUNCHER_DIR = package_data("neo4j")
+
+
+def _checkout_root() -> Path | None:
+    """The source checkout the package is imported from (an editable install), if any."""
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / "pyproject.toml").is_file() and (root / ".git").exists() else None
+
+
+def default_home(env: dict[str, str] | None = None) -> Path:
+    """Where the project keeps its data (Neo4j store, password, caches).
+
+    ``DWQA_HOME`` wins; a source checkout keeps using its own ``.dwqa/`` (as the scripts and
+    tests expect); an installed package uses the per-user data directory
+    (``$XDG_DATA_HOME/dwqa``, by default ``~/.local/share/dwqa``) -- never site-packages.
+    """
+    env = dict(os.environ if env is None else env)
+    if env.get("DWQA_HOME"):
+        return Path(env["DWQA_HOME"]).expanduser()
+    checkout = _checkout_root()
+    if checkout is not None:
+        return checkout / ".dwqa"
+    data = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "dwqa"
 
 
 @dataclass(frozen=True)
@@ -30,7 +64,7 @@ class Settings:
     database: str = "neo4j"
     uri_explicit: bool = False
     #: Project data directory: Neo4j store, logs, caches. Never inside a user's Neo4j.
-    home: Path = REPO_ROOT / ".dwqa"
+    home: Path = Path(".dwqa")
     bolt_port: int = 7687
     http_port: int = 7474
     #: Seconds to wait for a starting server to answer on Bolt.
@@ -62,7 +96,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         password=env.get("NEO4J_PASSWORD", "dwqa-local"),
         database=env.get("NEO4J_DATABASE", "neo4j"),
         uri_explicit=bool(uri),
-        home=Path(env.get("DWQA_HOME", REPO_ROOT / ".dwqa")),
+        home=default_home(env),
         bolt_port=bolt_port,
         http_port=http_port,
         start_timeout=float(env.get("DWQA_START_TIMEOUT", "180")),

@@ -32,7 +32,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, Field, ValidationError
 
-from .config import PROMPTS_DIR, load_settings
+from dwqa_graph.config import PROMPTS_DIR, load_settings
+from dwqa_graph.errors import InputError, LLMError
 
 T = TypeVar("T")
 
@@ -43,9 +44,6 @@ _EXTRAS = {
     "ollama": ("langchain_ollama", "ChatOllama", "ollama"),
 }
 
-
-class LLMError(RuntimeError):
-    """An LLM could not be set up (unknown spec, missing extra)."""
 
 
 class LLMFailure(Exception):
@@ -87,7 +85,7 @@ def load_prompt(name: str, root: Path = PROMPTS_DIR) -> Prompt:
     path = root / f"{name}.md"
     head, sep, body = path.read_text(encoding="utf-8").partition("\n---\n")
     if not sep:
-        raise ValueError(f"{path}: expected header lines, a '---' line, then the template")
+        raise InputError(f"{path}: expected header lines, a '---' line, then the template")
     meta = dict(line.split(":", 1) for line in head.splitlines() if ":" in line)
     return Prompt(name=meta.get("name", name).strip(), version=meta.get("version", "0").strip(),
                   template=body.strip("\n"))

@@ -12,19 +12,15 @@ import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from dwqa_graph import server
-from dwqa_graph.config import REPO_ROOT, Settings, load_settings
-from dwqa_graph.store import Store
+from dwqa_graph.config import Settings, load_settings
+from dwqa_graph.graph import server
+from dwqa_graph.graph.store import Store
+from tests.paths import DATA, HOTPOT, REPO_ROOT, SHARED
 
-DATA = Path(__file__).parent / "data"
-# Real data nobody here wrote (HotpotQA sample, real web pages): ../shared beside the clone,
-# as CI has it, or DWQA_SHARED_DATA. Missing data fails the tests that need it, loudly.
-SHARED = Path(os.environ.get("DWQA_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
-HOTPOT = SHARED / "hotpotqa" / "dev-distractor-sample.json"
+__all__ = ["DATA", "HOTPOT", "SHARED"]
 
 
 def _test_settings() -> Settings:

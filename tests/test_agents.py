@@ -23,11 +23,11 @@ from langchain_core.language_models.fake_chat_models import (
 )
 from langchain_core.messages import AIMessage
 
-from dwqa_graph.agents import (
+from dwqa_graph.errors import AgentError
+from dwqa_graph.evaluation.agents import (
     MAX_TRACE_CHARS,
     Agent,
     AgentAnswer,
-    AgentError,
     BaselineAgent,
     ClosedBookAgent,
     LeakableAgent,
@@ -38,15 +38,15 @@ from dwqa_graph.agents import (
     make_agent,
     short_answer,
 )
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.fetch import FetchOptions, fetch
-from dwqa_graph.ingest import ingest
+from dwqa_graph.evaluation.reader import answer_type, split_sentences
+from dwqa_graph.evaluation.scoring import exact_match
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.llm import LLM, load_prompt
-from dwqa_graph.localweb import serve
-from dwqa_graph.reader import answer_type, split_sentences
-from dwqa_graph.scoring import exact_match
-from dwqa_graph.search import SearchResult
-from dwqa_graph.store import Store
+from dwqa_graph.web.fetch import FetchOptions, fetch
+from dwqa_graph.web.localweb import serve
+from dwqa_graph.web.search import SearchResult
+from tests.paths import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
 LOCAL = FetchOptions(allow_private=True)

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from dwqa_graph.ingest import MAX_TRANSCRIPT_CHARS, ingest
-from dwqa_graph.store import Store
-from dwqa_graph.synthetic import write_logs
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import MAX_TRANSCRIPT_CHARS, ingest
+from dwqa_graph.ingest.synthetic import write_logs
 
 from .conftest import graph_fingerprint
 

@@ -9,18 +9,18 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from dwqa_graph.claims import (
+from dwqa_graph.claims.extract import (
     MAX_CLAIMS_PER_PAGE,
     extract_claims,
     keep_sentence,
     rule_candidates,
 )
-from dwqa_graph.fetch import FetchOptions, fetch
-from dwqa_graph.ingest import ingest
+from dwqa_graph.claims.spans import SpanRejected, locate
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.llm import LLM
-from dwqa_graph.localweb import serve
-from dwqa_graph.spans import SpanRejected, locate
-from dwqa_graph.store import Store
+from dwqa_graph.web.fetch import FetchOptions, fetch
+from dwqa_graph.web.localweb import serve
 
 from .conftest import HOTPOT, SHARED
 

@@ -11,10 +11,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from dwqa_graph import server
-from dwqa_graph.cli import main
+from dwqa_graph.cli.main import main
 from dwqa_graph.config import Settings
-from dwqa_graph.store import Store
+from dwqa_graph.errors import ServerError
+from dwqa_graph.graph import server
+from dwqa_graph.graph.store import Store
 
 from .conftest import DATA
 
@@ -89,7 +90,7 @@ def test_port_in_use_is_named(settings: Settings, tmp_path: Path) -> None:
         sock.listen()
         port = sock.getsockname()[1]
         busy = replace(settings, home=tmp_path, uri_explicit=False).with_ports(port, port + 1)
-        with pytest.raises(server.ServerError, match=f"port {port} .*already in use"):
+        with pytest.raises(ServerError, match=f"port {port} .*already in use"):
             server.up(busy)
 
 
@@ -97,13 +98,13 @@ def test_missing_java_is_named(settings: Settings, tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no java, no docker, no mvn on PATH
     lonely = replace(settings, home=tmp_path, uri_explicit=False).with_ports(1, 2)
-    with pytest.raises(server.ServerError, match="Java 17"):
+    with pytest.raises(ServerError, match="Java 17"):
         server.up(lonely)
 
 
 def test_unreachable_explicit_uri_is_an_error(settings: Settings) -> None:
     gone = replace(settings, uri="bolt://127.0.0.1:9", uri_explicit=True)
-    with pytest.raises(server.ServerError, match="not reachable"):
+    with pytest.raises(ServerError, match="not reachable"):
         server.up(gone)
 
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dwqa_graph.collisions import (
+from dwqa_graph.rounds.collisions import (
     CollisionStats,
     collision_bound,
     collision_stats,

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from dwqa_graph.agents import AgentAnswer, RetrievedDoc, make_agent
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.contamination import (
+from dwqa_graph.evaluation.agents import AgentAnswer, RetrievedDoc, make_agent
+from dwqa_graph.evaluation.datasets import import_static, static_items
+from dwqa_graph.evaluation.evaluate import evaluate
+from dwqa_graph.evaluation.scoring import contains_gold
+from dwqa_graph.graph.store import Store
+from dwqa_graph.leakage.runtime import (
     DEFAULT_DATASET_HOSTS,
     host_matches,
     latest_checks,
     question_score,
     runtime_check,
 )
-from dwqa_graph.datasets import import_static, static_items
-from dwqa_graph.evaluate import evaluate
-from dwqa_graph.localweb import serve
-from dwqa_graph.scoring import contains_gold
-from dwqa_graph.store import Store
+from dwqa_graph.web.localweb import serve
+from tests.paths import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
 QUESTION = "Which investor led Solvane Energy's Series B financing round?"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dwqa_graph.datasets import import_static, list_static, static_items
-from dwqa_graph.store import Store
+from dwqa_graph.evaluation.datasets import import_static, list_static, static_items
+from dwqa_graph.graph.store import Store
 
 from .conftest import DATA, HOTPOT
 

@@ -10,10 +10,10 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from dwqa_graph.agents import AgentAnswer, RetrievedDoc
-from dwqa_graph.claims import extract_claims
-from dwqa_graph.datasets import import_static, static_items
-from dwqa_graph.evaluate import (
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.evaluation.agents import AgentAnswer, RetrievedDoc
+from dwqa_graph.evaluation.datasets import import_static, static_items
+from dwqa_graph.evaluation.evaluate import (
     LLMJudge,
     RuleJudge,
     bootstrap_ci,
@@ -26,12 +26,12 @@ from dwqa_graph.evaluate import (
     round_is_frozen,
     round_items,
 )
-from dwqa_graph.fetch import pending_documents
-from dwqa_graph.generate import RuleGenerator
-from dwqa_graph.ingest import ingest
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.llm import LLM
-from dwqa_graph.rounds import freeze_round, new_round
-from dwqa_graph.store import Store
+from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.round import freeze_round, new_round
+from dwqa_graph.web.fetch import pending_documents
 
 from .conftest import DATA, HOTPOT
 
@@ -103,7 +103,7 @@ def _fake_llm(replies: list[str], tmp_cache) -> LLM:
 
 
 def test_llm_judge_parses_strictly_and_counts_fallbacks(tmp_path) -> None:
-    from dwqa_graph.evaluate import Prediction
+    from dwqa_graph.evaluation.evaluate import Prediction
     replies = ["CORRECT", "The answer is INCORRECT.", "CORRECT or INCORRECT?", "not_attempted",
                "I cannot grade this."]
     llm = _fake_llm(replies, tmp_path / "c.sqlite")

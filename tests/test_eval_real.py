@@ -12,9 +12,9 @@ import math
 
 from click.testing import CliRunner
 
-from dwqa_graph.cli import main
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.store import Store
+from dwqa_graph.cli.main import main
+from dwqa_graph.graph.store import Store
+from tests.paths import REPO_ROOT
 
 STATIC = REPO_ROOT / "examples" / "static" / "example_static.json"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dwqa_graph.ingest import ingest
-from dwqa_graph.store import Store
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 
 from .conftest import DATA, HOTPOT, graph_fingerprint
 

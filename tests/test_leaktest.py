@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dwqa_graph.agents import make_agent
-from dwqa_graph.cli import main
-from dwqa_graph.datasets import import_static
-from dwqa_graph.generate import RuleGenerator
-from dwqa_graph.leaktest import leaktest, list_leaktests
-from dwqa_graph.store import Store
+from dwqa_graph.cli.main import main
+from dwqa_graph.evaluation.agents import make_agent
+from dwqa_graph.evaluation.datasets import import_static
+from dwqa_graph.graph.store import Store
+from dwqa_graph.leakage.leaktest import leaktest, list_leaktests
+from dwqa_graph.rounds.generate import RuleGenerator
 
 from .conftest import HOTPOT
 from .test_rounds import corpus  # noqa: F401  (fixture: example corpus + HotpotQA, claims)
@@ -111,7 +111,7 @@ class OracleLeakedAgent:
         self.leaked = 0
 
     def answer(self, question: str):  # type: ignore[no-untyped-def]
-        from dwqa_graph.agents import AgentAnswer
+        from dwqa_graph.evaluation.agents import AgentAnswer
         from dwqa_graph.models import stable_id
         rows = self.store.read("MATCH (i:QAItem {question: $q}) RETURN i.answer AS a LIMIT 1",
                                {"q": question})

@@ -13,7 +13,7 @@ import random
 import pytest
 from scipy import stats
 
-from dwqa_graph.leaktest_stats import GapTest, gap_test, leak_gaps, paired_gain_test
+from dwqa_graph.leakage.stats import GapTest, gap_test, leak_gaps, paired_gain_test
 
 
 @pytest.mark.parametrize("seed", range(6))

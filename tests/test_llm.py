@@ -11,8 +11,9 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from dwqa_graph.llm import LLM, LLMError, LLMFailure, load_prompt, make_llm, parse_json
-from dwqa_graph.steps import LLMStepParser
+from dwqa_graph.errors import LLMError
+from dwqa_graph.ingest.steps import LLMStepParser
+from dwqa_graph.llm import LLM, LLMFailure, load_prompt, make_llm, parse_json
 
 from .conftest import DATA
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dwqa_graph.claims import extract_claims
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.fetch import FetchOptions, fetch
-from dwqa_graph.ingest import ingest
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.llm import LLM, make_llm
-from dwqa_graph.localweb import serve
-from dwqa_graph.store import Store
+from dwqa_graph.web.fetch import FetchOptions, fetch
+from dwqa_graph.web.localweb import serve
+from tests.paths import REPO_ROOT
 
 PAGES = ["valmora-tram-council-approval.html", "solvane-pilot-plant-fire.html"]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.localweb import LocalWeb, PageIndex, _can_fork, serve, tokens
+from dwqa_graph.web.localweb import LocalWeb, PageIndex, _can_fork, serve, tokens
+from tests.paths import REPO_ROOT
 
 from .conftest import SHARED
 
@@ -194,7 +194,7 @@ def test_real_web_pages_are_findable_by_a_title_word() -> None:
 def test_process_pool_reads_pages_like_one_process() -> None:
     # Run as a script on stdin in a fresh process: single-threaded (the only case that may use
     # a pool), and a __main__ that spawn/forkserver workers could not re-import.
-    script = (f"import dwqa_graph.localweb as lw\nassert lw._can_fork()\n"
+    script = (f"import dwqa_graph.web.localweb as lw\nassert lw._can_fork()\n"
               f"pool = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=2)\n"
               f"one = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=1)\n"
               "assert pool.pages == one.pages and len(one.pages) == 33\n")
@@ -208,7 +208,7 @@ def test_no_pool_while_threads_run(web: LocalWeb) -> None:
 
 
 def test_serve_forever_prints_its_url_and_stops_on_ctrl_c() -> None:
-    code = f"import dwqa_graph.localweb as lw; lw.serve_forever({str(EXAMPLES)!r}, port=0)"
+    code = f"import dwqa_graph.web.localweb as lw; lw.serve_forever({str(EXAMPLES)!r}, port=0)"
     with subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline()

@@ -16,8 +16,7 @@ from langchain_core.language_models.fake_chat_models import (
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from dwqa_graph.llm import LLM, make_llm
-from dwqa_graph.paraphrase import (
+from dwqa_graph.leakage.paraphrase import (
     content_tokens,
     find_paraphrases,
     parse_pairs,
@@ -25,6 +24,7 @@ from dwqa_graph.paraphrase import (
     question_sets,
     rule_paraphrase,
 )
+from dwqa_graph.llm import LLM, make_llm
 
 QS = [
     "Who directed the film Inception?",                            # 0 ~ 1

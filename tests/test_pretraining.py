@@ -19,9 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatResult
 from pydantic import Field
 
-from dwqa_graph.llm import LLM, make_llm
-from dwqa_graph.models import EvalItem
-from dwqa_graph.pretraining import (
+from dwqa_graph.leakage.pretraining import (
     CALIBRATION_TEXT,
     align_echo,
     alignment_hits,
@@ -36,6 +34,8 @@ from dwqa_graph.pretraining import (
     rouge_l,
     split_question,
 )
+from dwqa_graph.llm import LLM, make_llm
+from dwqa_graph.models import EvalItem
 
 from .conftest import HOTPOT
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.fetch import FetchOptions
-from dwqa_graph.ingest import ingest
-from dwqa_graph.localweb import serve
-from dwqa_graph.refresh import refresh
-from dwqa_graph.search import GraphSearch, SearxngClient, lucene_escape
-from dwqa_graph.store import Store
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.web.fetch import FetchOptions
+from dwqa_graph.web.localweb import serve
+from dwqa_graph.web.refresh import refresh
+from dwqa_graph.web.search import GraphSearch, SearxngClient, lucene_escape
+from tests.paths import REPO_ROOT
 
 from .conftest import HOTPOT
 

@@ -13,8 +13,7 @@ import pytest
 from PIL import Image
 from pydantic import ValidationError
 
-from dwqa_graph.collisions import collision_bound
-from dwqa_graph.report import (
+from dwqa_graph.report.render import (
     DPI,
     NO_DATA,
     PLOT_FILES,
@@ -27,6 +26,7 @@ from dwqa_graph.report import (
     StaticScore,
     render_report,
 )
+from dwqa_graph.rounds.collisions import collision_bound
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HOSTILE = '<script>alert("x")</script>'

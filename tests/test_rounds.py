@@ -10,15 +10,13 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from dwqa_graph.claims import extract_claims
-from dwqa_graph.config import REPO_ROOT
-from dwqa_graph.fetch import FetchOptions, fetch
-from dwqa_graph.generate import LLMGenerator, RuleGenerator
-from dwqa_graph.ingest import ingest
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.errors import RoundFrozenError
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.llm import LLM
-from dwqa_graph.localweb import serve
-from dwqa_graph.rounds import (
-    RoundFrozenError,
+from dwqa_graph.rounds.generate import LLMGenerator, RuleGenerator
+from dwqa_graph.rounds.round import (
     collisions,
     export_round,
     freeze_round,
@@ -26,8 +24,10 @@ from dwqa_graph.rounds import (
     new_round,
     pool_sizes,
 )
-from dwqa_graph.sampling import Pick, Sample, SampleConfig, SeedGraph, graph_seed, sample
-from dwqa_graph.store import Store
+from dwqa_graph.rounds.sampling import Pick, Sample, SampleConfig, SeedGraph, graph_seed, sample
+from dwqa_graph.web.fetch import FetchOptions, fetch
+from dwqa_graph.web.localweb import serve
+from tests.paths import REPO_ROOT
 
 from .conftest import DATA, HOTPOT
 
@@ -213,7 +213,7 @@ def test_verification_rejects_answer_in_question(store: Store) -> None:
     graph = dicaprio(store)
     s = sample(graph, SampleConfig(patterns=("conjunction",)), 1)
     assert s is not None and isinstance(s, Sample)
-    from dwqa_graph.verify import answer_in_question, structural_problems
+    from dwqa_graph.rounds.verify import answer_in_question, structural_problems
 
     qa = RuleGenerator().generate(s)
     assert structural_problems(qa, s, min_buckets=2) == []

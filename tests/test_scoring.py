@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from dwqa_graph.scoring import (
+from dwqa_graph.evaluation.scoring import (
     JudgeLabel,
     exact_match,
     f1,

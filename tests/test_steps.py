@@ -4,7 +4,13 @@ import json
 
 import pytest
 
-from dwqa_graph.steps import RuleStepParser, cited_ids, classify, keep_only_citation, split_bullets
+from dwqa_graph.ingest.steps import (
+    RuleStepParser,
+    cited_ids,
+    classify,
+    keep_only_citation,
+    split_bullets,
+)
 
 from .conftest import DATA
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.errors import NotFoundError
+from dwqa_graph.errors import InputError, NotFoundError
 from dwqa_graph.graph.store import Store, WritePlan
 from dwqa_graph.ingest.logs import Problem, read_records
 from dwqa_graph.models import EvalItem, stable_id

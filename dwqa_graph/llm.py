@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -34,15 +35,32 @@ from pydantic import BaseModel, Field, ValidationError
 
 from dwqa_graph.config import PROMPTS_DIR, load_settings
 from dwqa_graph.errors import InputError, LLMError
+from dwqa_graph.registry import LLM_PROVIDERS
 
 T = TypeVar("T")
 
-_EXTRAS = {
-    "openai": ("langchain_openai", "ChatOpenAI", "openai"),
-    "anthropic": ("langchain_anthropic", "ChatAnthropic", "anthropic"),
-    "bedrock": ("langchain_aws", "ChatBedrockConverse", "bedrock"),
-    "ollama": ("langchain_ollama", "ChatOllama", "ollama"),
-}
+def _langchain_provider(name: str, module_name: str, cls_name: str, *,
+                        max_tokens: bool = True) -> None:
+    """Register ``name:MODEL`` -> the langchain chat model class of the ``name`` extra."""
+
+    @LLM_PROVIDERS.register(name, arg="MODEL",
+                            summary=f"{cls_name} ({module_name}; pip install 'dwqa-graph[{name}]')")
+    def factory(model: str, *, temperature: float, max_tokens_: int) -> BaseChatModel:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise LLMError(f"--llm {name}:{model} needs the {name!r} extra: "
+                           f"pip install 'dwqa-graph[{name}]'") from exc
+        kwargs: dict[str, Any] = {"model": model, "temperature": temperature}
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens_
+        return getattr(module, cls_name)(**kwargs)  # type: ignore[no-any-return]
+
+
+_langchain_provider("openai", "langchain_openai", "ChatOpenAI")
+_langchain_provider("anthropic", "langchain_anthropic", "ChatAnthropic")
+_langchain_provider("bedrock", "langchain_aws", "ChatBedrockConverse")
+_langchain_provider("ollama", "langchain_ollama", "ChatOllama", max_tokens=False)
 
 
 
@@ -206,19 +224,12 @@ def make_llm(spec: str, *, temperature: float = 0.0, max_tokens: int = 1024,
                                 temperature=temperature, max_tokens=max_tokens, seed=seed,
                                 json_mode=json_mode)
     provider, sep, model = spec.partition(":")
-    if not sep or provider not in _EXTRAS:
-        raise LLMError(f"unknown --llm {spec!r}: use openai:MODEL, anthropic:MODEL, "
-                       "bedrock:MODEL, ollama:MODEL, or an OpenAI-compatible base URL")
-    module_name, cls_name, extra = _EXTRAS[provider]
-    try:
-        module = __import__(module_name, fromlist=[cls_name])
-    except ImportError as exc:
-        raise LLMError(f"--llm {spec} needs the {extra!r} extra: "
-                       f"pip install 'dwqa-graph[{extra}]'") from exc
-    kwargs: dict[str, Any] = {"model": model, "temperature": temperature}
-    if provider != "ollama":
-        kwargs["max_tokens"] = max_tokens
-    return getattr(module, cls_name)(**kwargs)  # type: ignore[no-any-return]
+    if not sep or not model or provider not in LLM_PROVIDERS:
+        raise LLMError(f"unknown --llm {spec!r}: use {LLM_PROVIDERS.usage()}, or an "
+                       "OpenAI-compatible base URL")
+    chat: BaseChatModel = LLM_PROVIDERS.get(provider).factory(
+        model, temperature=temperature, max_tokens_=max_tokens)
+    return chat
 
 
 # -- the runner -------------------------------------------------------------------------------

@@ -197,12 +197,13 @@ def test_collision_stats_per_graph_and_aggregate() -> None:
     assert g2.pairwise_bound == pytest.approx(0.25)
     assert g2.observed_repeat_rate == 0.0
     assert g3.bound == 0.0 and g3.observed_repeat_rate is None and g3.simulated == 0.0
+    assert g1.k_per_round == [10, 10, 10, 10]
     agg = out["aggregate"]
     assert agg["graphs"] == 3 and agg["delta"] == 0.05
     assert (agg["max_bound"], agg["worst_graph"]) == (1.0, "g2")
     assert agg["graphs_over_delta"] == 2
-    assert agg["mean_observed_repeat_rate"] == pytest.approx(0.5)
-    assert collision_stats(pools, None, 0.05)["aggregate"]["mean_observed_repeat_rate"] is None
+    assert agg["observed_repeat_rate"] == pytest.approx(0.5)
+    assert collision_stats(pools, None, 0.05)["aggregate"]["observed_repeat_rate"] is None
     assert out["graphs"]["g1"].model_dump()["delta"] == 0.05
 
 

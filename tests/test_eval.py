@@ -108,7 +108,7 @@ def test_llm_judge_parses_strictly_and_counts_fallbacks(tmp_path) -> None:
                "I cannot grade this."]
     llm = _fake_llm(replies, tmp_path / "c.sqlite")
     preds = [Prediction(id=str(i), run_id="r", item_id=str(i), question="q", golds=["a"],
-                        answer="a", em=1.0, f1=1.0, latency_s=0.0) for i in range(5)]
+                        answer="a", scores={"em": 1.0, "f1": 1.0}, latency_s=0.0) for i in range(5)]
     graded = judge_all(LLMJudge(llm), preds)
     # asyncio.gather keeps order, and the fake model answers in call order.
     assert [(p.judge, p.judge_fallback) for p in graded] == [
@@ -134,7 +134,8 @@ def test_evaluate_static_set_stores_run_predictions_and_traces(store: Store) -> 
     assert sum(s["em"].n for s in report.by_pattern.values()) == 27
     assert set(report.by_hops) == {"2"}
     failed = next(p for p in preds if p.item_id == items[1].id)
-    assert failed.error == "RuntimeError: adapter bug" and failed.answer == "" and failed.em == 0
+    assert failed.error == "RuntimeError: adapter bug" and failed.answer == ""
+    assert failed.scores["em"] == 0
     assert len(agent.threads) > 1  # questions really ran concurrently
     # Stored: run -> predictions -> static items, traces -> documents.
     rows = store.read(

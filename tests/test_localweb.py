@@ -13,7 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dwqa_graph.web.localweb import LocalWeb, PageIndex, _can_fork, serve, tokens
+from dwqa_graph.text import tokens
+from dwqa_graph.web.localweb import LocalWeb, PageIndex, _can_fork, serve
 from tests.paths import REPO_ROOT
 
 from .conftest import SHARED

@@ -13,19 +13,15 @@ import pytest
 from PIL import Image
 from pydantic import ValidationError
 
-from dwqa_graph.report.render import (
-    DPI,
-    NO_DATA,
-    PLOT_FILES,
-    PLOT_SIZES,
+from dwqa_graph.report.models import (
     ContaminationCount,
     LeakSummary,
     MacroScore,
     ReportData,
     ScorePoint,
     StaticScore,
-    render_report,
 )
+from dwqa_graph.report.render import DPI, NO_DATA, PLOT_FILES, PLOT_SIZES, render_report
 from dwqa_graph.rounds.collisions import collision_bound
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -39,12 +35,12 @@ def _collisions() -> dict[str, Any]:
     graphs: dict[str, dict[str, Any]] = {
         "q-big": {"k_per_round": [120, 118, 125], "k_min": 118, "j_max": 40,
                   "bound": collision_bound(3, 118, 40), "k_needed_tight": 49.0,
-                  "k_needed_paper": 438.2, "simulated": 0.0061, "observed_repeat": 0.0},
+                  "k_needed_paper": 438.2, "simulated": 0.0061, "observed_repeat_rate": 0.0},
         "q-small": {"k_per_round": [6, 6, 6], "k_min": 6, "j_max": 6,
                     "bound": collision_bound(3, 6, 6), "k_needed_tight": 18.97,
-                    "k_needed_paper": 46.48, "simulated": 0.4437, "observed_repeat": 0.5},
+                    "k_needed_paper": 46.48, "simulated": 0.4437, "observed_repeat_rate": 0.5},
         "q-empty": {"k_per_round": [0, 3, 2], "k_min": 0, "j_max": 0,
-                    "observed_repeat": None},
+                    "observed_repeat_rate": None},
     }
     bounds = [g["bound"] for g in graphs.values() if "bound" in g]
     return {"rounds": [1, 2, 3], "delta": 0.05, "graphs": graphs, "aggregate": {
@@ -254,7 +250,7 @@ def test_none_statistics_and_degenerate_values(tmp_path: Path) -> None:
                      "note": "need at least 2 gaps"})],
         collisions={"rounds": [1, 2], "delta": 0.1,
                     "graphs": {"g": {"k_per_round": [0, 0], "k_min": 0, "j_max": 0,
-                                     "observed_repeat": None}},
+                                     "observed_repeat_rate": None}},
                     "aggregate": {"graphs": 1, "max_bound": None, "mean_bound": None,
                                   "observed_repeat_rate": None, "graphs_over_delta": 0,
                                   "k_median": 0}},

@@ -15,6 +15,7 @@ from dwqa_graph.config import Settings
 from dwqa_graph.errors import DwqaError, UsageError
 from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM, make_llm
+from dwqa_graph.registry import Registry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -84,3 +85,24 @@ def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
         except json.JSONDecodeError:
             params[key] = value
     return params
+
+
+class RegistryHelp(click.Option):
+    """An option whose help ends with a registry's choices, read only when help is shown (so
+    ``dwqa CMD`` does not import every agent module just to build its help text)."""
+
+    def __init__(self, *args: Any, registry: Registry[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.registry = registry
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        base = self.help or ""
+        self.help = f"{base} {self.registry.usage()}".strip()
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = base
+
+
+def registry_option(*decls: str, registry: Registry[Any], **kwargs: Any) -> Callable[[F], F]:
+    return click.option(*decls, cls=RegistryHelp, registry=registry, **kwargs)

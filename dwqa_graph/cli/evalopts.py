@@ -9,17 +9,19 @@ import click
 
 from dwqa_graph.cli.common import (
     open_llm,
+    registry_option,
 )
 from dwqa_graph.errors import UsageError
 from dwqa_graph.evaluation.agents import Agent, make_agent
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import (
-    SCORERS,
     EvalReport,
+    check_scorers,
     round_items,
 )
 from dwqa_graph.graph.store import Store
 from dwqa_graph.models import EvalItem
+from dwqa_graph.registry import AGENTS
 
 
 def parse_rounds(text: str) -> list[int]:
@@ -41,9 +43,7 @@ def parse_rounds(text: str) -> list[int]:
 
 def parse_scorers(text: str) -> list[str]:
     scorers = [s.strip() for s in text.split(",") if s.strip()]
-    bad = [s for s in scorers if s not in SCORERS]
-    if bad or not scorers:
-        raise UsageError(f"unknown scorer(s) {bad}; choose from {','.join(SCORERS)}")
+    check_scorers(scorers)
     return scorers
 
 
@@ -56,10 +56,9 @@ def opened_agent(spec: str, store: Store, reader_spec: str | None = None) -> Ite
         agent.close()
 
 
-agent_option = click.option(
-    "--agent", "agent_spec", required=True, metavar="SPEC",
-    help="baseline | baseline:SEARXNG_URL | python:MODULE:FUNC | perplexica:URL | "
-         "closedbook:LLMSPEC | memorize:SPEC")
+agent_option = registry_option(
+    "--agent", "agent_spec", required=True, metavar="SPEC", registry=AGENTS,
+    help="The agent under evaluation:")
 reader_option = click.option("--reader-llm", "reader_spec", metavar="SPEC",
                              help="Optional LLM reader for the baseline agent.")
 concurrency_option = click.option("--concurrency", type=int, default=4, show_default=True,

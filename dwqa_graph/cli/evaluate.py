@@ -13,6 +13,7 @@ from dwqa_graph.cli.common import (
     json_option,
     open_llm,
     open_store,
+    registry_option,
 )
 from dwqa_graph.cli.evalopts import (
     agent_option,
@@ -37,6 +38,7 @@ from dwqa_graph.evaluation.evaluate import (
     round_items,
 )
 from dwqa_graph.models import EvalItem
+from dwqa_graph.registry import SCORERS
 
 
 @click.command("eval")
@@ -44,8 +46,8 @@ from dwqa_graph.models import EvalItem
               help="Round(s); several also give the macro score over them (Eq. 8).")
 @click.option("--dataset", help="A static benchmark imported with `dwqa dataset import`.")
 @agent_option
-@click.option("--scorer", "scorer_text", default="em,f1", show_default=True,
-              help="Comma-separated: em, f1, judge.")
+@registry_option("--scorer", "scorer_text", default="em,f1", show_default=True,
+                 registry=SCORERS, help="Comma-separated scorers: judge (rule or --judge-llm) |")
 @click.option("--judge-llm", "judge_spec", metavar="SPEC",
               help="LLM for the judge scorer (default: the offline rule judge).")
 @reader_option

@@ -11,6 +11,7 @@ from dwqa_graph.cli.common import (
     friendly_errors,
     json_option,
     open_store,
+    registry_option,
 )
 from dwqa_graph.cli.evalopts import (
     agent_option,
@@ -18,14 +19,15 @@ from dwqa_graph.cli.evalopts import (
     opened_agent,
 )
 from dwqa_graph.config import Settings
+from dwqa_graph.registry import AGENTS, SCORERS
 from dwqa_graph.rounds.generate import RuleGenerator
 from dwqa_graph.rounds.sampling import SampleConfig
 
 
 @click.command("leaktest")
 @agent_option
-@click.option("--leaked-agent", "leaked_spec", required=True, metavar="SPEC",
-              help="The leaked model M_leak, e.g. memorize:baseline.")
+@registry_option("--leaked-agent", "leaked_spec", required=True, metavar="SPEC",
+                 registry=AGENTS, help="The leaked model M_leak, e.g. memorize:baseline:")
 @click.option("--rounds", "n_rounds", type=int, required=True,
               help="T: fresh rounds to generate (T-1 gaps; T >= 3 for a t statistic).")
 @click.option("--epsilon", type=float, default=0.02, show_default=True,
@@ -33,7 +35,8 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--static", "static_name", metavar="NAME",
               help="Also leak this static benchmark whole and test the gain on it.")
-@click.option("--scorer", type=click.Choice(["em", "f1"]), default="em", show_default=True)
+@registry_option("--scorer", default="em", show_default=True, registry=SCORERS,
+                 help="Answer scorer of the gaps:")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Seed of the first generated round; round j uses seed + j.")
 @click.option("--dataset", help="Only the seed graphs of this dataset.")

@@ -13,6 +13,7 @@ from dwqa_graph.cli.common import (
     open_store,
 )
 from dwqa_graph.config import Settings
+from dwqa_graph.report import write_report
 
 
 @click.command("report")
@@ -25,14 +26,8 @@ from dwqa_graph.config import Settings
 @friendly_errors
 def report_cmd(settings: Settings, out: Path, trials: int, as_json: bool) -> None:
     """Write the HTML report: scores per round, leak gains, collisions, contamination."""
-    from dwqa_graph.report.data import gather
-    from dwqa_graph.report.render import (
-        render_report,  # matplotlib: imported only when reporting
-    )
-
     with open_store(settings) as store:
-        data = gather(store, collision_trials=trials)
-    files = render_report(data, out)
+        files = write_report(store, out, collision_trials=trials)
     emit(as_json, files.model_dump(mode="json"), lambda: click.echo(
         f"report: {files.index_html} ({len(files.plots)} plots; no data yet for "
         f"{', '.join(files.skipped) or 'nothing'})"))

@@ -15,10 +15,11 @@ from dwqa_graph.cli.common import (
     llm_option,
     open_llm,
     open_store,
+    registry_option,
 )
 from dwqa_graph.config import Settings
-from dwqa_graph.errors import UsageError
-from dwqa_graph.rounds.generate import Generator, LLMGenerator, RuleGenerator
+from dwqa_graph.registry import GENERATORS
+from dwqa_graph.rounds.generate import make_generator
 from dwqa_graph.rounds.round import (
     collisions,
     export_round,
@@ -47,8 +48,8 @@ def _int_list(text: str | None) -> list[int] | None:
               help="Comma-separated subset of temporal,comparison,causal,conjunction.")
 @click.option("--min-buckets", type=int, default=2, show_default=True,
               help="Distinct documents a question must use.")
-@click.option("--generator", "generator_name", type=click.Choice(["rule", "llm"]),
-              default="rule", show_default=True)
+@registry_option("--generator", "generator_name", default="rule", show_default=True,
+                 registry=GENERATORS, help="QA generator:")
 @llm_option
 @click.option("--judge-llm", "judge_spec", metavar="SPEC",
               help="Also verify each item with an LLM judge over the claims' spans.")
@@ -64,13 +65,8 @@ def round_new(settings: Settings, seed: int, docs: int, hops: int, patterns: str
     """Create round t: sample, generate, verify and store one QA item per seed graph."""
     cfg = SampleConfig(docs=docs, hops=hops, min_buckets=min_buckets,
                        patterns=tuple(p.strip() for p in patterns.split(",") if p.strip()))
-    if generator_name == "llm":
-        llm = open_llm(llm_spec, concurrency=8)
-        if llm is None:
-            raise UsageError("--generator llm needs --llm SPEC")
-        gen: Generator = LLMGenerator(llm, min_buckets=min_buckets)
-    else:
-        gen = RuleGenerator()
+    gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8),
+                         min_buckets=min_buckets)
     with open_store(settings) as store:
         report = new_round(store, seed=seed, generator=gen, cfg=cfg, dataset=dataset,
                            t=round_t, judge_llm=open_llm(judge_spec))

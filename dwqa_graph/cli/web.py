@@ -18,7 +18,7 @@ from dwqa_graph.config import Settings
 from dwqa_graph.graph.store import Store
 from dwqa_graph.web.fetch import FetchOptions, fetch, parse_duration
 from dwqa_graph.web.refresh import refresh
-from dwqa_graph.web.search import GraphSearch, SearchClient, SearxngClient
+from dwqa_graph.web.search import SearchClient, make_search_client
 
 
 def fetch_options(f: F) -> F:
@@ -73,9 +73,7 @@ def fetch_cmd(settings: Settings, concurrency: int, per_host: int, timeout: floa
 
 
 def _search_client(searxng: str | None, store: Store) -> SearchClient:
-    if searxng:
-        return SearxngClient(searxng)
-    return GraphSearch(store)
+    return make_search_client(f"searxng:{searxng}" if searxng else "graph", store)
 
 
 @click.command("refresh")

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from langchain_core.messages import HumanMessage
@@ -38,7 +38,6 @@ from dwqa_graph.evaluation.agents import Agent, AgentAnswer, RetrievedDoc
 from dwqa_graph.evaluation.scoring import (
     JudgeLabel,
     contains_gold,
-    exact_match,
     f1,
     normalize_answer,
     parse_judge_label,
@@ -47,9 +46,21 @@ from dwqa_graph.graph.store import Store, WritePlan
 from dwqa_graph.ingest.logs import document_id
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.models import EvalItem, stable_id
+from dwqa_graph.registry import SCORERS
 
-Scorer = Literal["em", "f1", "judge"]
-SCORERS: tuple[Scorer, ...] = ("em", "f1", "judge")
+#: The judge is a scorer name too, but it grades with a Judge (rule or LLM), not a function.
+JUDGE = "judge"
+
+
+def scorer_names() -> list[str]:
+    """Every name ``--scorer`` accepts: the registered answer scorers and ``judge``."""
+    return [*SCORERS.names(), JUDGE]
+
+
+def check_scorers(scorers: Sequence[str]) -> None:
+    unknown = sorted(set(scorers) - set(scorer_names()))
+    if unknown or not scorers:
+        raise UsageError(f"unknown scorer(s) {unknown}; choose from {','.join(scorer_names())}")
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 # Refusals a closed-book model or a web agent typically gives instead of an answer.
@@ -122,8 +133,8 @@ class Prediction(BaseModel):
     error: str | None = None
     pattern: str | None = None
     hops: int | None = None
-    em: float
-    f1: float
+    scores: dict[str, float] = Field(
+        {}, description="Per answer scorer (em, f1, ... from the SCORERS registry), in [0, 1].")
     judge: str | None = None
     judge_fallback: bool = False
     latency_s: float
@@ -131,16 +142,28 @@ class Prediction(BaseModel):
     retrieved: list[RetrievedDoc] = []
 
     def score(self, scorer: str) -> float:
-        return item_score(scorer, self.em, self.f1, self.judge)
+        return item_score(scorer, self.scores, self.judge)
 
 
-def item_score(scorer: str, em: float, f1: float, judge: str | None) -> float:
+def item_score(scorer: str, scores: dict[str, float], judge: str | None) -> float:
     """One item's score under ``scorer``; the judge counts only CORRECT."""
-    if scorer == "judge":
+    if scorer == JUDGE:
         if judge is None:
             raise UsageError("no judge label: the run was not scored with --scorer judge")
         return float(judge == "CORRECT")
-    return float(em if scorer == "em" else f1)
+    if scorer not in scores:
+        raise UsageError(f"no {scorer!r} scores: the run was scored with {sorted(scores)}")
+    return float(scores[scorer])
+
+
+#: Stored Prediction nodes keep each score as a flat property ``score_<name>`` (Neo4j has no
+#: map properties), so Cypher can filter on them.
+SCORE_PREFIX = "score_"
+
+
+def scores_from_props(props: dict[str, Any]) -> dict[str, float]:
+    return {k.removeprefix(SCORE_PREFIX): float(v) for k, v in props.items()
+            if k.startswith(SCORE_PREFIX) and v is not None}
 
 
 class Score(BaseModel):
@@ -246,8 +269,12 @@ def _answer(agent: Agent, item: EvalItem) -> tuple[AgentAnswer, float]:
 
 
 def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency: int = 4,
+            scorers: Sequence[str] = ("em", "f1"),
             on_done: Callable[[], None] = lambda: None) -> list[Prediction]:
-    """Ask the agent every question (``concurrency`` at once) and score EM / F1."""
+    """Ask the agent every question (``concurrency`` at once) and apply the answer scorers
+    (EM and F1 always, so every stored run can be compared on them)."""
+    fns = {name: SCORERS.get(name).factory
+           for name in dict.fromkeys(["em", "f1", *scorers]) if name != JUDGE}
 
     def one(item: EvalItem) -> Prediction:
         reply, seconds = _answer(agent, item)
@@ -256,8 +283,9 @@ def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency
         return Prediction(
             id=stable_id(run_id, item.id), run_id=run_id, item_id=item.id,
             question=item.question, golds=item.golds, answer=answer, error=reply.error,
-            pattern=item.pattern, hops=item.hops, em=exact_match(answer, item.golds),
-            f1=f1(answer, item.golds), latency_s=round(seconds, 4), steps=reply.steps,
+            pattern=item.pattern, hops=item.hops,
+            scores={name: float(fn(answer, item.golds)) for name, fn in fns.items()},
+            latency_s=round(seconds, 4), steps=reply.steps,
             retrieved=reply.retrieved)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
@@ -291,15 +319,14 @@ def evaluate(store: Store | None, agent: Agent, items: Sequence[EvalItem], *,
              judge: Judge | None = None, concurrency: int = 4, snapshot: bool = False,
              on_done: Callable[[], None] = lambda: None) -> tuple[EvalReport, list[Prediction]]:
     """Run, score and (when ``store`` is given) store one evaluation."""
-    unknown = set(scorers) - set(SCORERS)
-    if unknown:
-        raise UsageError(f"unknown scorer(s) {sorted(unknown)}; choose from {list(SCORERS)}")
-    if "judge" in scorers and judge is None:
+    check_scorers(scorers)
+    if JUDGE in scorers and judge is None:
         judge = RuleJudge()
     created = datetime.now(UTC).isoformat(timespec="seconds")
     run_id = stable_id("run", agent.spec, target, created, time.time_ns())
     start = time.perf_counter()
-    preds = predict(agent, items, run_id=run_id, concurrency=concurrency, on_done=on_done)
+    preds = predict(agent, items, run_id=run_id, concurrency=concurrency, scorers=scorers,
+                    on_done=on_done)
     if "judge" in scorers and judge is not None:
         preds = judge_all(judge, preds)
     report = report_for(
@@ -325,7 +352,8 @@ def store_run(store: Store, report: EvalReport, preds: Sequence[Prediction]) -> 
                   "report": report.model_dump_json()}}])
     plan.add("eval/predictions", [{
         "run_id": p.run_id, "item_id": p.item_id,
-        "props": p.model_dump(exclude={"retrieved"})} for p in preds])
+        "props": p.model_dump(exclude={"retrieved", "scores"})
+        | {SCORE_PREFIX + k: v for k, v in p.scores.items()}} for p in preds])
     plan.add("eval/retrieved", [{
         "prediction_id": p.id, "document_id": document_id(d.url), "url": d.url,
         "title": d.title, "rank": d.rank, "text": d.text}
@@ -343,8 +371,13 @@ def load_run(store: Store, run_id: str) -> tuple[EvalReport, list[Prediction]]:
     if not rows:
         raise NotFoundError(f"no evaluation run {run_id!r} (see `dwqa runs list`)")
     report = EvalReport.model_validate_json(rows[0]["report"])
-    preds = [Prediction(**(p | {"retrieved": [RetrievedDoc(**d) for d in p.pop("retrieved")]}))
-             for p in (dict(r) for r in store.query("eval/predictions_of", id=run_id))]
+    preds = []
+    for row in store.query("eval/predictions_of", id=run_id):
+        props = dict(row["p"])
+        preds.append(Prediction(
+            **{k: v for k, v in props.items() if k in Prediction.model_fields},
+            scores=scores_from_props(props),
+            retrieved=[RetrievedDoc(**d) for d in row["retrieved"]]))
     return report, preds
 
 
@@ -353,7 +386,8 @@ def run_scores(store: Store, run_ids: Sequence[str], scorer: str) -> dict[str, l
     up to 20k characters per retrieved page and are not needed to aggregate)."""
     out: dict[str, list[float]] = {r: [] for r in run_ids}
     for row in store.query("eval/scores_of", ids=list(run_ids)):
-        out[row["run_id"]].append(item_score(scorer, row["em"], row["f1"], row["judge"]))
+        props = row["p"]
+        out[row["run_id"]].append(item_score(scorer, scores_from_props(props), props.get("judge")))
     return out
 
 

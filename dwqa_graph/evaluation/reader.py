@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from dwqa_graph.evaluation.scoring import normalize_answer
-from dwqa_graph.web.localweb import STOP_WORDS
+from dwqa_graph.text import STOP_WORDS
 
 AnswerType = Literal["year", "date", "number", "quantity", "entity", "subject", "yesno",
                      "other"]

@@ -25,6 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from dwqa_graph.registry import SCORERS
+
 Label = Literal["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]
 
 _PUNCT = frozenset(string.punctuation)
@@ -49,6 +51,7 @@ def _check_golds(golds: Sequence[str]) -> None:
         raise ValueError("golds must contain at least one gold answer")
 
 
+@SCORERS.register("em", summary="SQuAD exact match (official normalisation), max over golds")
 def exact_match(prediction: str, golds: Sequence[str]) -> float:
     """1.0 if the normalised prediction equals any normalised gold alias, else 0.0.
 
@@ -76,6 +79,7 @@ def _f1_single(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+@SCORERS.register("f1", summary="SQuAD token F1, max over gold aliases")
 def f1(prediction: str, golds: Sequence[str]) -> float:
     """Token-level F1 (multiset overlap via ``Counter``), max over gold aliases.
 

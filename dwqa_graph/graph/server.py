@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from dwqa_graph.config import LAUNCHER_DIR, Settings
+from dwqa_graph.config import LAUNCHER_DIR, Settings, load_settings
 from dwqa_graph.errors import ServerError, StoreError
 from dwqa_graph.graph.store import Store
 
@@ -257,3 +257,21 @@ def status(settings: Settings) -> dict[str, Any]:
         return {**info, "running": True, "version": server.get("version"),
                 "edition": server.get("edition"),
                 "browser": state.browser if state else None, "counts": store.counts()}
+
+
+def open_graph(settings: Settings | None = None, *, start: bool = True) -> Store:
+    """The graph, ready to use: start the project's Neo4j if needed (``start``; an external
+    ``NEO4J_URI`` server is only checked), connect, and apply the schema. Close the store
+    (or use it as a context manager) when done; the server keeps running (``down`` stops it).
+    """
+    settings = settings or load_settings()
+    if start:
+        up(settings)
+    store = Store(settings)
+    try:
+        store.verify()
+        store.apply_schema()
+    except BaseException:
+        store.close()
+        raise
+    return store

@@ -118,10 +118,10 @@ def runtime_check(store: Store, run_id: str, *, hosts: Sequence[str] = DEFAULT_D
         reasons = sorted({f.reason for f in flags})
         by_reason.update(reasons)
         rows.append({"id": p.id, "reasons": reasons, "urls": sorted({f.url for f in flags})})
-        (em_flagged if flags else em_clean).append(p.em)
+        (em_flagged if flags else em_clean).append(p.scores["em"])
         if flags:
             flagged_items.append({"item_id": p.item_id, "question": p.question,
-                                  "answer": p.answer, "em": p.em,
+                                  "answer": p.answer, "em": p.scores["em"],
                                   "flags": [f.model_dump() for f in flags]})
     n, k = len(preds), len(flagged_items)
     out = RuntimeReport(

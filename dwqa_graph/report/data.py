@@ -15,7 +15,7 @@ from dwqa_graph.evaluation.evaluate import EvalReport, macro_score, run_scores
 from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.leaktest import list_leaktests
 from dwqa_graph.leakage.runtime import latest_checks
-from dwqa_graph.report.render import (
+from dwqa_graph.report.models import (
     ContaminationCount,
     LeakSummary,
     MacroScore,

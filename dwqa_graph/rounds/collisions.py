@@ -226,16 +226,19 @@ def observed_repeat_rate(draws: list[list[Hashable]]) -> float:
 
 # -- report ----------------------------------------------------------------------------
 class CollisionStats(BaseModel):
-    """Collision risk of one seed graph over its rounds."""
+    """Collision risk of one seed graph over its rounds (the same model whether the pools
+    are counted in Cypher, as ``dwqa round collisions`` does, or given as sets)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     t: int = Field(description="Rounds (pools) observed for this graph.")
+    k_per_round: list[int] = Field(description="Pool size K per round, in round order.")
     k_min: int = Field(description="Smallest pool size over the rounds (the K of eq. 3).")
     k_mean: float = Field(description="Mean pool size over the rounds.")
     j_max: int = Field(description="Largest overlap |C_u ∩ C_v| over round pairs u < v.")
-    bound: float = Field(description="Eq. 3 with K = k_min: t(t-1) J_max / (2 K^2), cap 1.")
-    pairwise_bound: float = Field(
+    bound: float | None = Field(
+        description="Eq. 3 with K = k_min: t(t-1) J_max / (2 K^2), cap 1; None if K = 0.")
+    pairwise_bound: float | None = Field(
         description="sum_{u<v} |C_u ∩ C_v| / (|C_u||C_v|), cap 1: tighter when K varies.")
     k_needed_tight: float = Field(description="sqrt(t(t-1) J_max / (2 delta)).")
     k_needed_paper: float = Field(description="sqrt(t(t-1) / (2 delta)) * J_max (note, eq. 4).")
@@ -243,6 +246,50 @@ class CollisionStats(BaseModel):
     observed_repeat_rate: float | None = Field(
         None, description="1.0 if the graph's actual draws repeat a candidate, else 0.0.")
     simulated: float | None = Field(None, description="Monte-Carlo estimate on these pools.")
+
+
+def graph_stats(k_per_round: Sequence[int], overlaps: dict[tuple[int, int], int], delta: float,
+                *, drawn: Sequence[Hashable] | None = None, trials: int = 0, seed: int = 0,
+                pools: list[set[Hashable]] | None = None) -> CollisionStats:
+    """``CollisionStats`` from pool sizes and pairwise overlaps (``(u, v) -> |C_u ∩ C_v|``
+    for round indexes u < v). ``trials > 0`` adds a Monte-Carlo estimate: on ``pools`` when
+    the sets are known, else on constant-overlap pools of the same (t, K_min, J_max)."""
+    _check_delta(delta)
+    t, sizes = len(k_per_round), list(k_per_round)
+    k_min = min(sizes, default=0)
+    j_max = max(overlaps.values(), default=0)
+    bound = pairwise = simulated = None
+    if k_min > 0:
+        bound = _simple_bound(t, k_min, j_max)
+        pairwise = min(1.0, sum(j / (sizes[u] * sizes[v]) for (u, v), j in overlaps.items()))
+        if trials > 0:
+            simulated = (simulate(pools, trials=trials, seed=seed) if pools is not None
+                         else simulate(t=t, k=k_min, j=min(j_max, k_min), trials=trials,
+                                       seed=seed))
+    return CollisionStats(
+        t=t, k_per_round=sizes, k_min=k_min, k_mean=sum(sizes) / t if t else 0.0, j_max=j_max,
+        bound=bound, pairwise_bound=pairwise, k_needed_tight=k_needed_tight(t, j_max, delta),
+        k_needed_paper=k_needed_paper(t, j_max, delta), delta=delta,
+        observed_repeat_rate=observed_repeat_rate([list(drawn)]) if drawn else None,
+        simulated=simulated)
+
+
+def aggregate(graphs: dict[str, CollisionStats], delta: float) -> dict[str, Any]:
+    """Over seed graphs: the worst bound (and its graph), the mean bound, how many graphs
+    exceed ``delta``, the mean observed repeat rate (None without draws), the median K."""
+    bounded = {g: s.bound for g, s in graphs.items() if s.bound is not None}
+    observed = [s.observed_repeat_rate for s in graphs.values()
+                if s.observed_repeat_rate is not None]
+    worst = max(bounded, key=lambda g: bounded[g], default=None)
+    ks = sorted(s.k_min for s in graphs.values())
+    return {
+        "graphs": len(graphs), "delta": delta,
+        "max_bound": bounded[worst] if worst is not None else None, "worst_graph": worst,
+        "mean_bound": sum(bounded.values()) / len(bounded) if bounded else None,
+        "graphs_over_delta": sum(b > delta for b in bounded.values()),
+        "observed_repeat_rate": sum(observed) / len(observed) if observed else None,
+        "k_median": ks[len(ks) // 2] if ks else None,
+    }
 
 
 def collision_stats(
@@ -253,13 +300,8 @@ def collision_stats(
     trials: int = 0,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Per-graph ``CollisionStats`` plus an aggregate over graphs.
-
-    Returns ``{"graphs": {graph_id: CollisionStats}, "aggregate": {...}}``; the aggregate has
-    the worst ``bound`` (and its graph), how many graphs exceed ``delta``, and the mean
-    observed repeat rate over graphs that have draws (``None`` if none do). ``trials > 0``
-    also runs ``simulate`` on each graph's pools.
-    """
+    """``graph_stats`` for pools given as sets: ``{"graphs": {id: CollisionStats},
+    "aggregate": aggregate(...)}``. ``trials > 0`` simulates on each graph's exact pools."""
     _check_delta(delta)
     draws = draws or {}
     unknown = sorted(set(draws) - set(pools_per_graph))
@@ -272,32 +314,8 @@ def collision_stats(
         if any(not p for p in pools):
             raise UsageError(f"graph {gid!r} has an empty pool in round "
                              f"{next(r for r, p in enumerate(pools) if not p)}")
-        t = len(pools)
-        sizes = [len(p) for p in pools]
-        j_max = max_overlap(pools)
-        seq = draws.get(gid)
-        graphs[gid] = CollisionStats(
-            t=t,
-            k_min=min(sizes),
-            k_mean=sum(sizes) / t,
-            j_max=j_max,
-            bound=_simple_bound(t, min(sizes), j_max),
-            pairwise_bound=pairwise_collision_bound(pools),
-            k_needed_tight=k_needed_tight(t, j_max, delta),
-            k_needed_paper=k_needed_paper(t, j_max, delta),
-            delta=delta,
-            observed_repeat_rate=None if seq is None else observed_repeat_rate([seq]),
-            simulated=simulate(pools, trials=trials, seed=seed) if trials > 0 else None,
-        )
-    observed = [s.observed_repeat_rate for s in graphs.values()
-                if s.observed_repeat_rate is not None]
-    worst = max(graphs, key=lambda g: graphs[g].bound, default=None)
-    aggregate = {
-        "graphs": len(graphs),
-        "delta": delta,
-        "max_bound": graphs[worst].bound if worst is not None else 0.0,
-        "worst_graph": worst,
-        "graphs_over_delta": sum(s.bound > delta for s in graphs.values()),
-        "mean_observed_repeat_rate": sum(observed) / len(observed) if observed else None,
-    }
-    return {"graphs": graphs, "aggregate": aggregate}
+        overlaps = {(u, v): len(pools[u] & pools[v])
+                    for u in range(len(pools)) for v in range(u + 1, len(pools))}
+        graphs[gid] = graph_stats([len(p) for p in pools], overlaps, delta,
+                                  drawn=draws.get(gid), trials=trials, seed=seed, pools=pools)
+    return {"graphs": graphs, "aggregate": aggregate(graphs, delta)}

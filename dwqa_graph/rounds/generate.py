@@ -20,7 +20,9 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from dwqa_graph.claims.features import MONTH_PATTERN
+from dwqa_graph.errors import UsageError
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
+from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 
 RULE_GENERATOR_VERSION = "1"
@@ -273,3 +275,21 @@ class LLMGenerator:
             return await self.llm.astructured(prompt, parse)
         except LLMFailure as exc:
             raise GenerationFailed(f"llm_{exc.reason}", exc.detail) from exc
+
+
+@GENERATORS.register("rule", summary="deterministic generator, no model (offline)")
+def rule_generator(llm: LLM | None = None, min_buckets: int = 2) -> RuleGenerator:
+    return RuleGenerator()
+
+
+@GENERATORS.register("llm", summary="the pattern prompts on a chat model (needs --llm SPEC)")
+def llm_generator(llm: LLM | None = None, min_buckets: int = 2) -> LLMGenerator:
+    if llm is None:
+        raise UsageError("--generator llm needs --llm SPEC")
+    return LLMGenerator(llm, min_buckets=min_buckets)
+
+
+def make_generator(name: str, *, llm: LLM | None = None, min_buckets: int = 2) -> Generator:
+    """The generator registered as ``name`` (``rule``, ``llm`` or a plugin's)."""
+    gen: Generator = GENERATORS.get(name).factory(llm, min_buckets)
+    return gen

@@ -12,7 +12,6 @@ import asyncio
 import json
 import time
 from collections import Counter
-from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -248,13 +247,7 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     pools exactly when all its claims are), the observed repeat rate of the items actually
     drawn, the bound t(t-1)J_max/(2K^2) and the K needed for ``delta``, tight and as printed
     in the paper. ``trials`` > 0 adds a Monte-Carlo estimate for each graph's (t, K, J)."""
-    from dwqa_graph.rounds.collisions import (
-        collision_bound,
-        k_needed_paper,
-        k_needed_tight,
-        observed_repeat_rate,
-    )
-    from dwqa_graph.rounds.collisions import simulate as simulate_collisions
+    from dwqa_graph.rounds.collisions import aggregate, graph_stats
 
     rounds = sorted(rounds or [r["t"] for r in list_rounds(store)])
     if len(rounds) < 2:
@@ -275,29 +268,13 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_claims", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])
-    t = len(rounds)
-    graphs: dict[str, Any] = {}
+    graphs = {}
     for q, per in sorted(snaps.items()):
-        ks = [sizes[f"{q}|{r}"] for r in rounds if r in per]
-        js = [sizes[f"{q}|{u}|{v}"] for i, u in enumerate(rounds) for v in rounds[i + 1:]
-              if u in per and v in per]
-        k_min, j_max = min(ks), max(js or [0])
-        stats: dict[str, Any] = {"k_per_round": ks, "k_min": k_min, "j_max": j_max}
-        if k_min > 0:
-            stats["bound"] = collision_bound(t, k_min, min(j_max, k_min))
-            stats["k_needed_tight"] = k_needed_tight(t, j_max, delta)
-            stats["k_needed_paper"] = k_needed_paper(t, j_max, delta)
-            if trials and j_max <= k_min:
-                stats["simulated"] = simulate_collisions(t=t, k=k_min, j=j_max, trials=trials)
-        seq: list[Hashable] = list(drawn.get(q, []))
-        stats["observed_repeat"] = observed_repeat_rate([seq]) if seq else None
-        graphs[q] = stats
-    bounded = [g["bound"] for g in graphs.values() if "bound" in g]
-    observed = [g["observed_repeat"] for g in graphs.values() if g["observed_repeat"] is not None]
-    return {"rounds": rounds, "delta": delta, "graphs": graphs, "aggregate": {
-        "graphs": len(graphs), "max_bound": max(bounded, default=None),
-        "mean_bound": sum(bounded) / len(bounded) if bounded else None,
-        "observed_repeat_rate": sum(observed) / len(observed) if observed else None,
-        "graphs_over_delta": sum(b > delta for b in bounded),
-        "k_median": sorted(g["k_min"] for g in graphs.values())[len(graphs) // 2]
-        if graphs else None}}
+        present = [r for r in rounds if r in per]
+        overlaps = {(i, j): sizes[f"{q}|{u}|{v}"] for i, u in enumerate(present)
+                    for j, v in enumerate(present) if i < j}
+        graphs[q] = graph_stats([sizes[f"{q}|{r}"] for r in present], overlaps, delta,
+                                drawn=drawn.get(q), trials=trials)
+    return {"rounds": rounds, "delta": delta,
+            "graphs": {q: g.model_dump() for q, g in graphs.items()},
+            "aggregate": aggregate(graphs, delta)}

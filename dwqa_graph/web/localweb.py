@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pydantic import BaseModel
 
+from dwqa_graph.text import tokens
 from dwqa_graph.web.extract import extract
 
 K1, B = 1.2, 0.75
@@ -34,22 +35,11 @@ PER_PAGE = 10  # SearxNG's page size
 EXCERPT_CHARS = 280
 # No charset parameter on purpose: clients must detect the encoding as they do on the real web.
 CONTENT_TYPES = {".html": "text/html", ".htm": "text/html", ".txt": "text/plain"}
-STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "had", "has", "have",
-    "he", "her", "his", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of",
-    "on", "or", "our", "she", "so", "than", "that", "the", "their", "them", "then", "there",
-    "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
-    "why", "will", "with", "you", "your",
-})
 _WORD = re.compile(r"\w+")
 _MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
 # Below this many files a process pool is not worth starting.
 _POOL_MIN_FILES = 64
-
-
-def tokens(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from typing import Protocol
 import httpx
 from pydantic import BaseModel
 
-from dwqa_graph.errors import SearchError
+from dwqa_graph.errors import SearchError, UsageError
 from dwqa_graph.graph.store import Store
+from dwqa_graph.registry import SEARCH_CLIENTS
 
 
 class SearchResult(BaseModel):
@@ -96,3 +97,22 @@ class GraphSearch:
         return [SearchResult(url=r["url"], title=r["title"] or "", content=r["content"] or "",
                              published=r["published"], rank=i, engine=self.name)
                 for i, r in enumerate(rows, start=1)]
+
+
+@SEARCH_CLIENTS.register("searxng", arg="URL", summary="a SearxNG(-compatible) /search endpoint")
+def searxng_client(arg: str | None, store: Store | None = None) -> SearxngClient:
+    return SearxngClient(arg or "")
+
+
+@SEARCH_CLIENTS.register("graph", summary="the graph's own full-text index over page versions")
+def graph_client(arg: str | None, store: Store | None = None) -> GraphSearch:
+    if store is None:
+        raise UsageError("the graph search client needs a Neo4j store")
+    return GraphSearch(store)
+
+
+def make_search_client(spec: str, store: Store | None = None) -> SearchClient:
+    """``graph`` or ``searxng:URL`` (or a plugin's ``NAME[:ARG]``)."""
+    entry, arg = SEARCH_CLIENTS.split_spec(spec)
+    client: SearchClient = entry.factory(arg, store)
+    return client

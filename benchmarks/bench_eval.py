@@ -18,7 +18,8 @@ import argparse
 import random
 import time
 
-from dwqa_graph.evaluation.agents import AgentAnswer, MemorizingAgent, make_agent
+from dwqa_graph.evaluation.agents import AgentAnswer, make_agent
+from dwqa_graph.evaluation.agents.memorize import MemorizingAgent
 from dwqa_graph.evaluation.evaluate import evaluate, round_items, store_run
 from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.paraphrase import find_paraphrases, prefilter

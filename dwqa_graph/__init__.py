@@ -39,7 +39,7 @@ _EXPORTS: dict[str, str] = {
     "Store": "dwqa_graph.graph.store",
     "open_graph": "dwqa_graph.graph.server",
     # stages
-    "ingest": "dwqa_graph.ingest.logs",
+    "ingest_logs": "dwqa_graph.ingest.logs",
     "FetchOptions": "dwqa_graph.web.fetch",
     "fetch": "dwqa_graph.web.fetch",
     "serve_web": "dwqa_graph.web.localweb",
@@ -66,7 +66,9 @@ _EXPORTS: dict[str, str] = {
     "write_report": "dwqa_graph.report",
 }
 #: names whose attribute in the module differs from the public name
-_ALIASES = {"serve_web": "serve"}
+# (``ingest_logs``: ``dwqa_graph.ingest`` is the stage's subpackage, which Python binds on
+# the package as soon as it is imported, so the function cannot share its name.)
+_ALIASES = {"serve_web": "serve", "ingest_logs": "ingest"}
 
 # Sorted, and equal to the keys of _EXPORTS plus __version__ (a test checks both).
 __all__ = [
@@ -92,7 +94,7 @@ __all__ = [
     "freeze_round",
     "guided_completion",
     "import_static",
-    "ingest",
+    "ingest_logs",
     "leaktest",
     "load_settings",
     "make_agent",
@@ -131,7 +133,7 @@ if TYPE_CHECKING:
     from dwqa_graph.evaluation.evaluate import evaluate, round_items
     from dwqa_graph.graph.server import open_graph
     from dwqa_graph.graph.store import Store
-    from dwqa_graph.ingest.logs import ingest
+    from dwqa_graph.ingest.logs import ingest as ingest_logs
     from dwqa_graph.leakage.leaktest import leaktest
     from dwqa_graph.leakage.paraphrase import find_paraphrases
     from dwqa_graph.leakage.pretraining import guided_completion, min_k_prob

@@ -1,5 +1,6 @@
-# Sourced by scripts/demo and scripts/test: make .venv in the repo and install the project.
-# Idempotent and fast on a second run: reinstalls only when pyproject.toml changes.
+# Sourced by scripts/demo and scripts/test: make .venv in the repo and install the project at
+# the versions in requirements.lock (pyproject.toml has the compatible ranges users get).
+# Idempotent and fast on a second run: reinstalls only when pyproject.toml or the lock changes.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -14,13 +15,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 STAMP=".venv/.dwqa-installed${EXTRAS:+-$EXTRAS}"
-WANT="$(sha256sum pyproject.toml | cut -c1-16)"
+WANT="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
   echo "==> installing dwqa-graph${EXTRAS:+[$EXTRAS]} into .venv" >&2
   # pip's build chatter goes to a log, shown only when the install fails.
   if ! { .venv/bin/python -m pip install -q --disable-pip-version-check -U pip &&
          .venv/bin/python -m pip install -q --disable-pip-version-check \
-           -e ".${EXTRAS:+[$EXTRAS]}"; } > .venv/install.log 2>&1; then
+           -c requirements.lock -e ".${EXTRAS:+[$EXTRAS]}"; } > .venv/install.log 2>&1; then
     cat .venv/install.log >&2
     echo "dwqa: installing the project failed (log above, also in .venv/install.log)" >&2
     exit 1

@@ -1,4 +1,10 @@
-"""Test fixtures: a real Neo4j of the suite's own.
+"""Test fixtures: a real Neo4j of the suite's own, a real small LLM, shared fakes, and the
+markers that let a developer run only what needs neither.
+
+Markers are applied from the fixtures a test uses (``neo4j``: settings/env/store; ``llm``: the
+local model; ``slow``: builds or installs something), so ``pytest -m "not neo4j and not llm"``
+is the fast subset that needs no service.
+
 
 The suite never touches a user's database: it runs its own server (own data directory
 ``.dwqa/test``, own ports) started the same way ``dwqa db up`` starts one, and wipes only
@@ -10,17 +16,36 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
 
 from dwqa_graph.config import Settings, load_settings
 from dwqa_graph.graph import server
 from dwqa_graph.graph.store import Store
-from tests.paths import DATA, HOTPOT, REPO_ROOT, SHARED
+from tests.paths import DATA, EXAMPLES, HOTPOT, REPO_ROOT, SHARED
 
-__all__ = ["DATA", "HOTPOT", "SHARED"]
+__all__ = ["DATA", "EXAMPLES", "HOTPOT", "SHARED", "scripted_model"]
+
+#: fixture name -> marker it implies (fixturenames include every fixture a test depends on).
+FIXTURE_MARKS = {"settings": "neo4j", "env": "neo4j", "store": "neo4j", "llm_url": "llm",
+                 "wheel_venv": "slow"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):
+            if fixture in FIXTURE_MARKS:
+                item.add_marker(FIXTURE_MARKS[fixture])
+
+
+def scripted_model(replies: Iterable[str]) -> GenericFakeChatModel:
+    """langchain-core's own fake chat model, answering ``replies`` in order (the shared
+    stand-in for a real model in tests of the LLM path)."""
+    return GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
 
 
 def _test_settings() -> Settings:

@@ -19,25 +19,21 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import (
     FakeListChatModel,
-    GenericFakeChatModel,
 )
-from langchain_core.messages import AIMessage
 
 from dwqa_graph.errors import AgentError
 from dwqa_graph.evaluation.agents import (
-    MAX_TRACE_CHARS,
     Agent,
     AgentAnswer,
-    BaselineAgent,
-    ClosedBookAgent,
     LeakableAgent,
-    MemorizingAgent,
-    PageRead,
     RetrievedDoc,
-    WebPages,
     make_agent,
     short_answer,
 )
+from dwqa_graph.evaluation.agents.base import MAX_TRACE_CHARS
+from dwqa_graph.evaluation.agents.baseline import BaselineAgent, PageRead, WebPages
+from dwqa_graph.evaluation.agents.closedbook import ClosedBookAgent
+from dwqa_graph.evaluation.agents.memorize import MemorizingAgent
 from dwqa_graph.evaluation.reader import answer_type, split_sentences
 from dwqa_graph.evaluation.scoring import exact_match
 from dwqa_graph.graph.store import Store
@@ -46,9 +42,9 @@ from dwqa_graph.llm import LLM, load_prompt
 from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 from dwqa_graph.web.search import SearchResult
-from tests.paths import REPO_ROOT
+from tests.conftest import scripted_model
+from tests.paths import EXAMPLES
 
-EXAMPLES = REPO_ROOT / "examples"
 LOCAL = FetchOptions(allow_private=True)
 
 # Factual questions whose answers stand verbatim in examples/web (golds as SQuAD aliases).
@@ -206,7 +202,7 @@ _caches = itertools.count()
 
 def scripted(tmp_path: Path, *replies: str) -> LLM:
     """A scripted chat model behind the project's LLM runner (its own reply cache)."""
-    model = GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
+    model = scripted_model(replies)
     return LLM(model, cache_path=tmp_path / f"llm{next(_caches)}.sqlite", retries=0)
 
 
@@ -692,7 +688,7 @@ def test_memorize_wraps_any_spec(stub: _Stub) -> None:
 # -- specs -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("spec", "message"), [
     ("", "unknown agent spec ''"),
-    ("gpt4", "unknown agent spec 'gpt4': use baseline, baseline:URL"),
+    ("gpt4", "unknown agent spec 'gpt4': use baseline[:SEARXNG_URL] | closedbook:LLMSPEC"),
     ("baseline", "needs a Neo4j store"),
     ("baseline:ftp://example.org", "expected an http(s) URL"),
     ("baseline:", "nothing after 'baseline:'"),

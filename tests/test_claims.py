@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
 
 from dwqa_graph.claims.extract import (
     MAX_CLAIMS_PER_PAGE,
@@ -22,7 +20,7 @@ from dwqa_graph.llm import LLM
 from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 
-from .conftest import HOTPOT, SHARED
+from .conftest import HOTPOT, SHARED, scripted_model
 
 SUBSTRING_VIOLATIONS = ("MATCH (v:DocumentVersion)-[:HAS_CLAIM]->(c:Claim) "
                         "WHERE substring(v.text, c.start, c.end - c.start) <> c.span "
@@ -47,7 +45,7 @@ def one_page(store: Store, tmp_path: Path, text: str = PAGE) -> None:
 
 
 def fake_llm(tmp_path: Path, *replies: str) -> LLM:
-    model = GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
+    model = scripted_model(replies)
     return LLM(model, cache_path=tmp_path / "llm.sqlite")
 
 

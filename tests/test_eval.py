@@ -7,8 +7,6 @@ import time
 
 import numpy as np
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
 
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.evaluation.agents import AgentAnswer, RetrievedDoc
@@ -33,7 +31,7 @@ from dwqa_graph.rounds.generate import RuleGenerator
 from dwqa_graph.rounds.round import freeze_round, new_round
 from dwqa_graph.web.fetch import pending_documents
 
-from .conftest import DATA, HOTPOT
+from .conftest import DATA, HOTPOT, scripted_model
 
 
 class DictAgent:
@@ -98,7 +96,7 @@ def test_rule_judge(answer: str, golds: list[str], label: str) -> None:
 
 
 def _fake_llm(replies: list[str], tmp_cache) -> LLM:
-    model = GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
+    model = scripted_model(replies)
     return LLM(model, cache_path=tmp_cache, use_cache=False, retries=0)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -62,10 +61,8 @@ def test_redirects(web: HostileWeb, client: httpx.Client) -> None:
 
 def test_slow_times_out(web: HostileWeb) -> None:
     with httpx.Client(timeout=0.2) as quick:
-        started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout):
             quick.get(f"{web.url}/slow", params={"seconds": "1"})
-        assert time.monotonic() - started < 1
         assert quick.get(f"{web.url}/slow", params={"seconds": "0"}).status_code == 200
 
 

@@ -15,11 +15,11 @@ from dwqa_graph.errors import LLMError
 from dwqa_graph.ingest.steps import LLMStepParser
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt, make_llm, parse_json
 
-from .conftest import DATA
+from .conftest import DATA, scripted_model
 
 
 def scripted(tmp_path: Path, *replies: str, **kw: object) -> LLM:
-    model = GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
+    model = scripted_model(replies)
     return LLM(model, cache_path=tmp_path / "cache.sqlite", **kw)  # type: ignore[arg-type]
 
 

@@ -25,6 +25,7 @@ from dwqa_graph.leakage.paraphrase import (
     rule_paraphrase,
 )
 from dwqa_graph.llm import LLM, make_llm
+from tests.conftest import scripted_model
 
 QS = [
     "Who directed the film Inception?",                            # 0 ~ 1
@@ -47,7 +48,7 @@ def with_ids(texts: list[str], tag: str = "q") -> list[tuple[str, str]]:
 
 
 def scripted(tmp_path: Path, *replies: str) -> LLM:
-    model = GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
+    model = scripted_model(replies)
     return LLM(model, cache_path=tmp_path / "c.sqlite", concurrency=1, retries=0)
 
 

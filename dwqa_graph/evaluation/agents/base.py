@@ -179,10 +179,12 @@ def make_agent(spec: str, *, store: Store | None = None, reader_llm: LLM | None 
     says what is wrong with a bad spec. ``store`` is needed by ``baseline``; ``reader_llm``
     makes the baseline read with a model; ``llm_cache`` is the closed-book model's reply
     cache; ``timeout`` bounds each HTTP request or model call."""
+    if spec.strip().partition(":")[0] not in AGENTS:
+        raise AgentError(f"unknown agent spec {spec.strip()!r}: use {AGENTS.usage()}")
     try:
         entry, arg = AGENTS.split_spec(spec)
     except UsageError as exc:
-        raise AgentError(f"{exc}; agents: {AGENTS.usage()}") from None
+        raise AgentError(str(exc)) from None
     ctx = AgentContext(store=store, reader_llm=reader_llm, llm_cache=llm_cache,
                        timeout=timeout)
     agent: Agent = entry.factory(arg, ctx)

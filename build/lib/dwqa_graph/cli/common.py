@@ -1,0 +1,108 @@
+"""Helpers every ``dwqa`` command module shares: ``--json`` output, error handling, and
+opening the store and models."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from dwqa_graph.config import Settings
+from dwqa_graph.errors import DwqaError, UsageError
+from dwqa_graph.graph.store import Store
+from dwqa_graph.llm import LLM, make_llm
+from dwqa_graph.registry import Registry
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print one machine-readable JSON summary on stdout.")
+
+
+def emit(as_json: bool, payload: Any, human: Callable[[], object] | None = None) -> None:
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
+    elif human:
+        human()
+    else:
+        click.echo(json.dumps(payload, indent=2, default=str, ensure_ascii=False))
+
+
+def echo_lines(lines: Iterable[str]) -> None:
+    for line in lines:
+        click.echo(line)
+
+
+def friendly_errors(fn: F) -> F:
+    """A :class:`DwqaError` -> one clear line on stderr (with ``--json``, one JSON document
+    ``{"error": {"type", "message"}}`` on stdout) and exit 1. Anything else is a bug: it keeps
+    its traceback."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DwqaError as exc:
+            if kwargs.get("as_json"):
+                click.echo(json.dumps({"error": {"type": type(exc).__name__,
+                                                 "message": str(exc)}}, ensure_ascii=False))
+            else:
+                click.echo(f"dwqa: error: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_store(settings: Settings) -> Store:
+    store = Store(settings)
+    store.verify()
+    return store
+
+
+llm_option = click.option(
+    "--llm", "llm_spec", envvar="DWQA_LLM", metavar="SPEC",
+    help="Chat model: openai:MODEL, anthropic:MODEL, bedrock:MODEL, ollama:MODEL, or an "
+         "OpenAI-compatible base URL such as http://127.0.0.1:8799/v1 (also DWQA_LLM).")
+
+
+def open_llm(spec: str | None, concurrency: int = 4) -> LLM | None:
+    return LLM(make_llm(spec), concurrency=concurrency) if spec else None
+
+
+def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``k=v`` pairs; ``v`` is read as JSON when it parses (numbers, null, lists)."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param expects key=value, got {pair!r}")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+class RegistryHelp(click.Option):
+    """An option whose help ends with a registry's choices, read only when help is shown (so
+    ``dwqa CMD`` does not import every agent module just to build its help text)."""
+
+    def __init__(self, *args: Any, registry: Registry[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.registry = registry
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        base = self.help or ""
+        self.help = f"{base} {self.registry.usage()}".strip()
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = base
+
+
+def registry_option(*decls: str, registry: Registry[Any], **kwargs: Any) -> Callable[[F], F]:
+    return click.option(*decls, cls=RegistryHelp, registry=registry, **kwargs)

@@ -1,0 +1,143 @@
+"""``dwqa round``: make, inspect, export and freeze rounds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from dwqa_graph.cli.common import (
+    echo_lines,
+    emit,
+    friendly_errors,
+    json_option,
+    llm_option,
+    open_llm,
+    open_store,
+    registry_option,
+)
+from dwqa_graph.config import Settings
+from dwqa_graph.registry import GENERATORS
+from dwqa_graph.rounds.generate import make_generator
+from dwqa_graph.rounds.round import (
+    collisions,
+    export_round,
+    freeze_round,
+    list_rounds,
+    new_round,
+    show_round,
+)
+from dwqa_graph.rounds.sampling import PATTERNS, SampleConfig
+
+
+@click.group("round")
+def round_group() -> None:
+    """Dynamic rounds: one fresh, verified QA item per seed graph."""
+
+
+def _int_list(text: str | None) -> list[int] | None:
+    return [int(x) for x in text.split(",") if x.strip()] if text else None
+
+
+@round_group.command("new")
+@click.option("--seed", type=int, required=True, help="Round seed: r_i,t = H(seed, graph id).")
+@click.option("--docs", type=int, default=3, show_default=True, help="k documents per graph.")
+@click.option("--hops", type=int, default=2, show_default=True, help="Claims per question (2-4).")
+@click.option("--patterns", default=",".join(PATTERNS), show_default=True,
+              help="Comma-separated subset of temporal,comparison,causal,conjunction.")
+@click.option("--min-buckets", type=int, default=2, show_default=True,
+              help="Distinct documents a question must use.")
+@registry_option("--generator", "generator_name", default="rule", show_default=True,
+                 registry=GENERATORS, help="QA generator:")
+@llm_option
+@click.option("--judge-llm", "judge_spec", metavar="SPEC",
+              help="Also verify each item with an LLM judge over the claims' spans.")
+@click.option("--dataset", help="Only the seed graphs of this dataset.")
+@click.option("--round", "round_t", type=int, help="Regenerate this (unfrozen) round.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_new(settings: Settings, seed: int, docs: int, hops: int, patterns: str,
+              min_buckets: int, generator_name: str, llm_spec: str | None,
+              judge_spec: str | None, dataset: str | None, round_t: int | None,
+              as_json: bool) -> None:
+    """Create round t: sample, generate, verify and store one QA item per seed graph."""
+    cfg = SampleConfig(docs=docs, hops=hops, min_buckets=min_buckets,
+                       patterns=tuple(p.strip() for p in patterns.split(",") if p.strip()))
+    gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8),
+                         min_buckets=min_buckets)
+    with open_store(settings) as store:
+        report = new_round(store, seed=seed, generator=gen, cfg=cfg, dataset=dataset,
+                           t=round_t, judge_llm=open_llm(judge_spec))
+    emit(as_json, report.model_dump(), lambda: click.echo(
+        f"round {report.round}: {report.items} items for {report.graphs} seed graphs "
+        f"({report.no_item} without a valid candidate) {report.patterns}"))
+
+
+@round_group.command("list")
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_list(settings: Settings, as_json: bool) -> None:
+    """Every round: seed, generator, θ hash, items, frozen."""
+    with open_store(settings) as store:
+        rows = list_rounds(store)
+    emit(as_json, rows, lambda: echo_lines(
+        f"{r['t']:>4}  seed {r['seed']:<8} {r['generator']:<12} θ {r['theta_hash']}  "
+        f"{r['items']:>5} items  {'frozen' if r['frozen'] else ''}" for r in rows))
+
+
+@round_group.command("show")
+@click.argument("t", type=int)
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_show(settings: Settings, t: int, as_json: bool) -> None:
+    """A round's settings, pattern counts and example items."""
+    with open_store(settings) as store:
+        info = show_round(store, t)
+    emit(as_json, info)
+
+
+@round_group.command("export")
+@click.argument("t", type=int)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSONL file.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_export(settings: Settings, t: int, out: Path, as_json: bool) -> None:
+    """Write a round's items with provenance (claims, spans, offsets, URLs) as JSON lines."""
+    with open_store(settings) as store:
+        n = export_round(store, t, out)
+    emit(as_json, {"round": t, "items": n, "out": str(out)},
+         lambda: click.echo(f"wrote {n} items of round {t} to {out}"))
+
+
+@round_group.command("freeze")
+@click.argument("t", type=int)
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_freeze(settings: Settings, t: int, as_json: bool) -> None:
+    """Freeze round t for snapshot evaluation: it is never modified afterwards."""
+    with open_store(settings) as store:
+        info = freeze_round(store, t)
+    emit(as_json, info, lambda: click.echo(f"round {t} frozen at {info['frozen_at']}"))
+
+
+@round_group.command("collisions")
+@click.option("--rounds", "rounds_text", metavar="T1,T2,...", help="Rounds (default: all).")
+@click.option("--delta", type=float, default=0.05, show_default=True,
+              help="Target collision probability for the K-needed figures.")
+@click.option("--simulate", "trials", type=int, default=0,
+              help="Monte-Carlo trials per graph (0: none).")
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_collisions(settings: Settings, rounds_text: str | None, delta: float, trials: int,
+                     as_json: bool) -> None:
+    """Candidate pool size K, overlap J_max, observed repeats and the collision bound."""
+    with open_store(settings) as store:
+        stats = collisions(store, _int_list(rounds_text), delta, trials)
+    emit(as_json, stats, lambda: click.echo(json.dumps(stats["aggregate"], indent=2)))

@@ -1,0 +1,32 @@
+// The evidence of each seed graph as of round $t: documents retrieved in the latest round
+// <= $t that retrieved anything for the query, their current version, and its claims with
+// the features sampling needs (absent features come back null = none).
+// Parameters: $t, $dataset (null for all), $ids (list or null).
+// Each step is a CALL subquery anchored on its query / version: left to itself the planner
+// may join all versions against all queries, which is quadratic at paper scale.
+MATCH (q:Query)
+WHERE ($dataset IS NULL OR q.dataset = $dataset) AND ($ids IS NULL OR q.id IN $ids)
+CALL (q) {
+  MATCH (q)-[r:RETRIEVE]->(:Document)
+  WHERE r.round <= $t
+  RETURN max(r.round) AS snap
+}
+WITH q, snap WHERE snap IS NOT NULL
+CALL (q, snap) {
+  MATCH (q)-[r:RETRIEVE {round: snap}]->(d:Document)
+  WITH d, min(r.rank) AS rank
+  MATCH (d)-[:HAS_VERSION]->(v:DocumentVersion)
+  WHERE v.id = coalesce(d.current_version, v.id)
+  CALL (v) {
+    MATCH (v)-[:HAS_CLAIM]->(c:Claim)
+    WITH c ORDER BY c.start
+    RETURN collect(c {.id, .text, .years, .dates, .number_values, .number_units, .number_raw,
+                      .has_cause, .cause_cues, .entities}) AS claims
+  }
+  WITH d, v, rank, claims WHERE size(claims) > 0
+  ORDER BY rank, d.id
+  RETURN collect({document_id: d.id, url: d.url, version_id: v.id, claims: claims})
+         AS documents
+}
+RETURN q.id AS query_id, q.text AS question, snap AS evidence_round, documents
+ORDER BY query_id

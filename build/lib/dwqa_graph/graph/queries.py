@@ -1,0 +1,46 @@
+"""Named Cypher queries, loaded from ``cypher/``.
+
+A query's name is its path under ``cypher/`` without the suffix (``ingest/documents``).
+No module builds Cypher text: it asks for a query by name and passes parameters.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from dwqa_graph.config import CYPHER_DIR
+from dwqa_graph.errors import UnknownQueryError
+
+
+@cache
+def load(name: str, root: Path = CYPHER_DIR) -> str:
+    path = root / f"{name}.cypher"
+    if not path.is_file():
+        known = ", ".join(sorted(available(root))) or "none"
+        raise UnknownQueryError(f"no query {name!r} ({path} missing); known: {known}")
+    return path.read_text(encoding="utf-8")
+
+
+def available(root: Path = CYPHER_DIR, under: str = "") -> list[str]:
+    base = root / under if under else root
+    return sorted(str(p.relative_to(root).with_suffix("")) for p in base.rglob("*.cypher"))
+
+
+def statements(text: str) -> list[str]:
+    """Split a script into statements on ``;`` at line ends, dropping ``//`` comment lines.
+
+    Schema files hold several statements; a query file holds one.
+    """
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return [s.strip() for s in body.split(";\n") if s.strip().rstrip(";").strip()]
+
+
+def description(name: str, root: Path = CYPHER_DIR) -> str:
+    """The leading ``//`` comment of a query file: what it is for."""
+    lines = []
+    for line in load(name, root).splitlines():
+        if not line.startswith("//"):
+            break
+        lines.append(line.lstrip("/ ").rstrip())
+    return " ".join(lines)

@@ -1,0 +1,510 @@
+"""Stage 1 — ingestion: agent execution logs -> seed graphs in Neo4j.
+
+Formats (``--format auto`` detects them per record):
+- ``dwqa``: the experiment note's log: question, answer, thinking with [n] citations,
+  sources [{id, title, url, snippet}]; JSON lines, a JSON array, or concatenated objects.
+- ``perplexica``: a Perplexica search API response (``message`` with [n] citations,
+  ``sources[].pageContent``, ``sources[].metadata.title/url``) wrapped with its question,
+  either flat or under ``response``.
+- ``hotpotqa``: HotpotQA items; each paragraph is a Document whose text is already known
+  (a DocumentVersion), supporting facts become EVIDENCE towards the gold Answer.
+
+Bad input never stops a run: each problem is reported with file, line and reason and
+counted; a rejected record writes nothing, an accepted one is written whole (all of a
+record's rows go into the same transaction). Everything is MERGEd on content-derived
+keys, so re-running (also after a kill) converges to the graph of one clean run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from pydantic import BaseModel, Field, ValidationError
+
+from dwqa_graph._progress import progress
+from dwqa_graph.errors import UsageError
+from dwqa_graph.graph.store import Store, WritePlan, WriteStats
+from dwqa_graph.ingest.steps import RuleStepParser, StepParser
+from dwqa_graph.models import (
+    AgentLog,
+    AnswerNode,
+    DocumentNode,
+    DocumentVersionNode,
+    ParsedTranscript,
+    QueryNode,
+    SnippetNode,
+    Source,
+    SupportingFact,
+    stable_id,
+)
+
+Format = Literal["auto", "dwqa", "perplexica", "hotpotqa"]
+FORMATS: tuple[str, ...] = ("auto", "dwqa", "perplexica", "hotpotqa")
+
+#: A transcript longer than this is rejected rather than split into ~10^5 steps.
+MAX_TRANSCRIPT_CHARS = 1_000_000
+#: Rows per transaction: records are grouped until their rows reach this many.
+FLUSH_ROWS = 10_000
+#: Problems kept verbatim in the report (all are counted, and all go to ``on_problem``).
+MAX_REPORTED_PROBLEMS = 200
+HOTPOT_WIKI = "https://en.wikipedia.org/wiki/"
+#: Write order inside a transaction: nodes first, then the edges that MATCH them.
+WRITE_ORDER = tuple(f"ingest/{name}" for name in (
+    "queries", "documents", "versions", "answers", "snippets", "evidence", "follows",
+    "comparison", "hypothesis", "conclude", "support", "answer_evidence"))
+
+
+class Problem(BaseModel):
+    """Something wrong with one input record. ``fatal`` problems reject the record."""
+
+    file: str
+    line: int
+    reason: str
+    detail: str = ""
+    fatal: bool = True
+
+    def __str__(self) -> str:
+        kind = "rejected" if self.fatal else "warning"
+        return f"{self.file}:{self.line}: {kind}: {self.reason}: {self.detail}"
+
+
+class IngestReport(BaseModel):
+    """The ``--json`` summary of one ingest run."""
+
+    files: list[str]
+    records: int = 0
+    ingested: int = 0
+    rejected: int = 0
+    rejected_by_reason: dict[str, int] = Field(default_factory=dict)
+    warnings_by_reason: dict[str, int] = Field(default_factory=dict)
+    problems: list[Problem] = Field(default_factory=list)
+    formats: dict[str, int] = Field(default_factory=dict)
+    writes: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+
+
+# -- reading ---------------------------------------------------------------------------
+@dataclass
+class Raw:
+    file: str
+    line: int
+    data: Any
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _decode(data: bytes, file: str, first_line: int) -> tuple[str, list[Problem]]:
+    """UTF-8 decode; bad bytes become U+FFFD and a warning naming the line."""
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        line = first_line + data.count(b"\n", 0, exc.start)
+        detail = f"invalid UTF-8 byte {data[exc.start:exc.start + 1]!r} replaced"
+        return text, [Problem(file=file, line=line, reason="non_utf8", detail=detail, fatal=False)]
+
+
+def _decode_stream(text: str, file: str, start: int = 0) -> Iterator[Raw | Problem]:
+    """Concatenated JSON values (JSONL, pretty-printed objects, or an array's elements).
+
+    On a syntax error, report it and resynchronise at the next line that opens an object.
+    """
+    decoder = json.JSONDecoder()
+    pos, n = start, len(text)
+    while pos < n:
+        while pos < n and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= n or text[pos] == "]":
+            return
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            yield Problem(file=file, line=_line_of(text, exc.pos), reason="malformed_json",
+                          detail=exc.msg)
+            nxt = text.find("\n", exc.pos)
+            while nxt != -1 and not text[nxt + 1 : nxt + 2 + 8].lstrip().startswith("{"):
+                nxt = text.find("\n", nxt + 1)
+            if nxt == -1:
+                return
+            pos = nxt + 1
+            continue
+        yield Raw(file=file, line=_line_of(text, pos), data=value)
+        pos = end
+
+
+def read_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
+                 ) -> Iterator[Raw | Problem]:
+    """Yield raw records (or problems) from one file, with 1-based line numbers."""
+    file = str(path)
+    with path.open("rb") as fh:
+        head = fh.read(4096).lstrip()
+        fh.seek(0)
+        if head.startswith(b"["):
+            # A JSON array (HotpotQA ships one): decode the whole text, element by element.
+            data = fh.read()
+            on_bytes(len(data))
+            text, problems = _decode(data, file, 1)
+            yield from problems
+            yield from _decode_stream(text, file, start=text.index("[") + 1)
+            return
+        lineno = 0
+        for raw_line in fh:
+            lineno += 1
+            on_bytes(len(raw_line))
+            if not raw_line.strip():
+                continue
+            line, problems = _decode(raw_line, file, lineno)
+            yield from problems
+            try:
+                yield Raw(file=file, line=lineno, data=json.loads(line))
+            except json.JSONDecodeError as exc:
+                if lineno == 1 and line.strip() in ("{", "{\n"):
+                    # A pretty-printed object (or several): decode the file as a stream.
+                    fh.seek(0)
+                    text, problems = _decode(fh.read(), file, 1)
+                    yield from problems
+                    yield from _decode_stream(text, file)
+                    return
+                yield Problem(file=file, line=lineno, reason="malformed_json", detail=exc.msg)
+
+
+# -- normalising -----------------------------------------------------------------------
+def normalise_url(url: str) -> str:
+    """Canonical URL for document identity: case-folded scheme/host, no fragment,
+    no default port, no trailing slash on a non-root path."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    port = parts.port
+    if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
+        host = f"{host}:{port}"
+    path = parts.path or "/"
+    if len(path) > 1:
+        path = path.rstrip("/")
+    return urlunsplit((scheme, host, path, parts.query, ""))
+
+
+def document_id(url: str) -> str:
+    return stable_id("url", normalise_url(url))
+
+
+def detect_format(data: dict[str, Any]) -> str | None:
+    if "context" in data and "supporting_facts" in data:
+        return "hotpotqa"
+    if "message" in data or isinstance(data.get("response"), dict):
+        return "perplexica"
+    if {"question", "thinking", "sources"} & data.keys():
+        return "dwqa"  # required fields are checked by validation, which names what is missing
+    return None
+
+
+def _validation_problem(raw: Raw, exc: ValidationError) -> Problem:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    # Normalisers pass absent keys on as None, so None means "missing" here.
+    missing = err["type"] == "missing" or err.get("input", ...) is None
+    reason = "missing_field" if missing else "invalid_field"
+    return Problem(file=raw.file, line=raw.line, reason=reason, detail=f"{loc}: {err['msg']}")
+
+
+def _record_key(data: dict[str, Any], dataset: str) -> str:
+    explicit = data.get("id", data.get("_id"))
+    if isinstance(explicit, str | int) and not isinstance(explicit, bool):
+        return stable_id(dataset, "id", explicit)
+    return stable_id(dataset, "content", json.dumps(data, sort_keys=True, ensure_ascii=False))
+
+
+def _sources(items: Any, raw: Raw, problems: list[Problem],
+             convert: Callable[[int, dict[str, Any]], dict[str, Any]]) -> list[Source]:
+    """Validate sources one by one: a bad source is dropped with a warning, not the record."""
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ValueError("sources: expected a list")
+    sources: dict[int, Source] = {}
+    for i, item in enumerate(items):
+        try:
+            src = Source.model_validate(convert(i, item) if isinstance(item, dict) else item)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            problems.append(Problem(
+                file=raw.file, line=raw.line, reason="bad_source", fatal=False,
+                detail=f"sources[{i}].{'.'.join(map(str, err['loc']))}: {err['msg']}"))
+            continue
+        if src.id in sources:
+            problems.append(Problem(file=raw.file, line=raw.line, reason="duplicate_source_id",
+                                    detail=f"source id {src.id} repeated; first kept",
+                                    fatal=False))
+            continue
+        sources[src.id] = src
+    return list(sources.values())
+
+
+def _dwqa(raw: Raw, data: dict[str, Any], dataset: str, problems: list[Problem]) -> AgentLog:
+    return AgentLog(
+        key=_record_key(data, dataset),
+        question=data.get("question"),  # type: ignore[arg-type]  # validated by pydantic
+        answer=data.get("answer") or "",
+        thinking=data.get("thinking") or "",
+        sources=_sources(data.get("sources"), raw, problems, lambda i, s: s),
+        dataset=dataset,
+        format="dwqa",
+    )
+
+
+def _perplexica(raw: Raw, data: dict[str, Any], dataset: str,
+                problems: list[Problem]) -> AgentLog:
+    body = data["response"] if isinstance(data.get("response"), dict) else data
+
+    def convert(i: int, src: dict[str, Any]) -> dict[str, Any]:
+        meta = src.get("metadata") or {}
+        # Perplexica numbers its sources by position: [1] is sources[0].
+        return {"id": i + 1, "url": meta.get("url"), "title": meta.get("title") or "",
+                "snippet": src.get("pageContent") or ""}
+
+    message = body.get("message")
+    if not isinstance(message, str):
+        raise ValueError("message: expected the answer text with [n] citations")
+    return AgentLog(
+        key=_record_key(data, dataset),
+        question=data.get("question", data.get("query")),  # type: ignore[arg-type]
+        answer=message,
+        thinking=message,
+        sources=_sources(body.get("sources"), raw, problems, convert),
+        dataset=dataset,
+        format="perplexica",
+    )
+
+
+def _hotpotqa(raw: Raw, data: dict[str, Any], dataset: str,
+              problems: list[Problem]) -> AgentLog:
+    context = data.get("context")
+    if not isinstance(context, list):
+        raise ValueError("context: expected a list of [title, [sentences]]")
+    titles: dict[str, int] = {}
+    sentences: dict[int, list[str]] = {}
+
+    items = []
+    for i, para in enumerate(context):
+        if (not isinstance(para, list) or len(para) != 2 or not isinstance(para[0], str)
+                or not isinstance(para[1], list)
+                or not all(isinstance(s, str) for s in para[1])):
+            problems.append(Problem(file=raw.file, line=raw.line, reason="bad_source",
+                                    detail=f"context[{i}]: expected [title, [sentences]]",
+                                    fatal=False))
+            continue
+        title, sents = para
+        sid = i + 1
+        titles.setdefault(title, sid)
+        sentences[sid] = sents
+        items.append({"id": sid, "title": title, "text": "".join(sents),
+                      "url": HOTPOT_WIKI + quote(title.replace(" ", "_"))})
+    sources = _sources(items, raw, problems, lambda i, s: s)
+    supporting = []
+    for fact in data.get("supporting_facts") or []:
+        ok = isinstance(fact, list) and len(fact) == 2 and fact[0] in titles
+        fact_sid = titles.get(fact[0], -1) if ok else -1
+        sents = sentences.get(fact_sid, [])
+        if not ok or not isinstance(fact[1], int) or not 0 <= fact[1] < len(sents):
+            problems.append(Problem(file=raw.file, line=raw.line, reason="bad_supporting_fact",
+                                    detail=f"{fact!r} names no sentence", fatal=False))
+            continue
+        supporting.append(SupportingFact(source_id=fact_sid, text=sents[fact[1]].strip()))
+    return AgentLog(
+        key=_record_key(data, dataset),
+        question=data.get("question"),  # type: ignore[arg-type]
+        answer=str(data.get("answer", "")),
+        answer_kind="gold",
+        sources=sources,
+        supporting=supporting,
+        dataset=dataset,
+        format="hotpotqa",
+    )
+
+
+_NORMALISERS = {"dwqa": _dwqa, "perplexica": _perplexica, "hotpotqa": _hotpotqa}
+
+
+def normalise(raw: Raw, fmt: str, dataset: str) -> tuple[AgentLog | None, list[Problem]]:
+    """One raw record -> an ``AgentLog`` (or None) and the problems found on the way."""
+    problems: list[Problem] = []
+
+    def reject(reason: str, detail: str) -> tuple[None, list[Problem]]:
+        problems.append(Problem(file=raw.file, line=raw.line, reason=reason, detail=detail))
+        return None, problems
+
+    if not isinstance(raw.data, dict):
+        return reject("not_an_object", f"expected a JSON object, got {type(raw.data).__name__}")
+    kind = detect_format(raw.data) if fmt == "auto" else fmt
+    if kind is None:
+        keys = ", ".join(sorted(raw.data)[:8])
+        return reject("unknown_format", f"no known log format has keys {{{keys}}}")
+    thinking = raw.data.get("thinking", raw.data.get("message"))
+    if isinstance(thinking, str) and len(thinking) > MAX_TRANSCRIPT_CHARS:
+        return reject("too_large", f"transcript of {len(thinking):,} characters exceeds the "
+                                   f"limit of {MAX_TRANSCRIPT_CHARS:,}")
+    try:
+        log = _NORMALISERS[kind](raw, raw.data, dataset, problems)
+    except ValidationError as exc:
+        problems.append(_validation_problem(raw, exc))
+        return None, problems
+    except ValueError as exc:
+        return reject("invalid_field", str(exc))
+    return log, problems
+
+
+# -- graph rows ------------------------------------------------------------------------
+def graph_plan(log: AgentLog, parsed: ParsedTranscript, raw: Raw, plan: WritePlan,
+               ) -> list[Problem]:
+    """Add the rows of one seed graph to ``plan``; return warnings (dangling citations)."""
+    problems: list[Problem] = []
+    qid = log.key
+    plan.add("ingest/queries", [QueryNode(
+        id=qid, text=log.question, dataset=log.dataset, source=log.format,
+        source_file=raw.file, source_line=raw.line).row()])
+    docs = {s.id: document_id(s.url) for s in log.sources}
+    plan.add("ingest/documents", [
+        {**DocumentNode(id=docs[s.id], url=s.url, title=s.title).row(),
+         "query_id": qid, "rank": rank, "cite": s.id, "snippet": s.snippet, "round": 0,
+         "engine": "log"}
+        for rank, s in enumerate(log.sources, start=1)])
+    plan.add("ingest/versions", [
+        DocumentVersionNode(
+            id=stable_id(docs[s.id], "text", s.text), document_id=docs[s.id], text=s.text,
+            status="dataset", extractor=log.format).row()
+        for s in log.sources if s.text])
+    answer_id = stable_id(qid, "answer", log.answer_kind)
+    if log.answer:
+        plan.add("ingest/answers", [AnswerNode(id=answer_id, query_id=qid, text=log.answer,
+                                               kind=log.answer_kind).row()])
+
+    snippets, evidence = [], []
+    for step in parsed.thoughts:
+        sid = stable_id(qid, "step", step.position)
+        missing = [c.id for c in step.cites if c.id not in docs]
+        for n in missing:
+            problems.append(Problem(file=raw.file, line=raw.line, reason="dangling_citation",
+                                    detail=f"step {step.position} cites [{n}], no such source",
+                                    fatal=False))
+        snippets.append(SnippetNode(
+            id=sid, query_id=qid, text=step.text, step_type=step.step_type,
+            position=step.position, cites=[c.id for c in step.cites], missing_cites=missing,
+            parser=parsed.parser).row())
+        evidence += [{"document_id": docs[c.id], "snippet_id": sid, "stance": c.stance,
+                      "cite": c.id} for c in step.cites if c.id in docs]
+    # Gold supporting facts (HotpotQA) are evidence snippets that support the gold answer.
+    support = []
+    for j, fact in enumerate(log.supporting):
+        sid = stable_id(qid, "support", j)
+        snippets.append(SnippetNode(
+            id=sid, query_id=qid, text=fact.text, step_type="evidence", position=j,
+            cites=[fact.source_id], missing_cites=[], parser="gold").row())
+        evidence.append({"document_id": docs[fact.source_id], "snippet_id": sid,
+                         "stance": "supports", "cite": fact.source_id})
+        support.append({"snippet_id": sid, "answer_id": answer_id})
+    plan.add("ingest/snippets", snippets)
+    plan.add("ingest/evidence", evidence)
+
+    steps = parsed.thoughts
+    ids = [stable_id(qid, "step", s.position) for s in steps]
+    pairs = list(zip(ids, ids[1:], strict=False))
+    plan.add("ingest/follows", [{"from": a, "to": b} for a, b in pairs])
+    # A comparison / hypothesis step builds on the step right before it.
+    for kind in ("comparison", "hypothesis"):
+        plan.add(f"ingest/{kind}", [{"from": a, "to": b} for (a, b), s in zip(
+            pairs, steps[1:], strict=True) if s.step_type == kind])
+    if log.answer:
+        plan.add("ingest/conclude", [{"snippet_id": i, "answer_id": answer_id}
+                                     for i, s in zip(ids, steps, strict=True)
+                                     if s.step_type == "conclude"])
+        plan.add("ingest/support", support)
+        plan.add("ingest/answer_evidence", [
+            {"document_id": docs[c.id], "answer_id": answer_id, "stance": c.stance,
+             "cite": c.id} for c in parsed.answer_cites if c.id in docs])
+    if not log.thinking.strip() and log.format != "hotpotqa":
+        problems.append(Problem(file=raw.file, line=raw.line, reason="empty_transcript",
+                                detail="no reasoning steps; query and sources kept",
+                                fatal=False))
+    return problems
+
+
+# -- the stage -------------------------------------------------------------------------
+def ingest(
+    store: Store,
+    paths: Iterable[Path],
+    *,
+    fmt: str = "auto",
+    dataset: str | None = None,
+    parser: StepParser | None = None,
+    on_problem: Callable[[Problem], None] = lambda p: None,
+    flush_rows: int = FLUSH_ROWS,
+) -> IngestReport:
+    """Ingest log files into ``store``. ``dataset`` defaults to each file's stem."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    parser = parser or RuleStepParser()
+    paths = [Path(p) for p in paths]
+    for p in paths:
+        if not p.is_file():
+            raise FileNotFoundError(f"no such log file: {p}")
+    started = time.perf_counter()
+    report = IngestReport(files=[str(p) for p in paths])
+    rejected: Counter[str] = Counter()
+    warnings: Counter[str] = Counter()
+    formats: Counter[str] = Counter()
+    writes = WriteStats()
+    plan, pending = WritePlan(WRITE_ORDER), 0
+
+    def note(problem: Problem) -> None:
+        (rejected if problem.fatal else warnings)[problem.reason] += 1
+        if len(report.problems) < MAX_REPORTED_PROBLEMS:
+            report.problems.append(problem)
+        on_problem(problem)
+
+    def flush() -> None:
+        nonlocal plan, pending
+        writes.merge(store.write_plan(plan))
+        report.ingested += pending
+        plan, pending = WritePlan(WRITE_ORDER), 0
+
+    total = sum(p.stat().st_size for p in paths)
+    with progress("ingest", total) as advance:
+        for path in paths:
+            name = dataset or path.stem
+            for item in read_records(path, on_bytes=advance):
+                if isinstance(item, Problem):
+                    if item.fatal:
+                        report.records += 1
+                        report.rejected += 1
+                    note(item)
+                    continue
+                report.records += 1
+                log, problems = normalise(item, fmt, name)
+                for problem in problems:
+                    note(problem)
+                if log is None:
+                    report.rejected += 1
+                    continue
+                formats[log.format] += 1
+                parsed = parser.parse(log.thinking, question=log.question, answer=log.answer)
+                for problem in graph_plan(log, parsed, item, plan):
+                    note(problem)
+                pending += 1
+                if plan.rows >= flush_rows:
+                    flush()
+        flush()
+    report.rejected_by_reason = dict(sorted(rejected.items()))
+    report.warnings_by_reason = dict(sorted(warnings.items()))
+    report.formats = dict(sorted(formats.items()))
+    report.writes = writes.as_dict()
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report

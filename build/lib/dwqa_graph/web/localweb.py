@@ -1,0 +1,286 @@
+"""A local web for offline runs: a folder of pages on loopback, searchable like SearxNG.
+
+The pipeline searches through SearxNG's JSON API and fetches pages over HTTP. The demo and the
+tests must run without internet and give the same answers on every run, so this module serves
+one folder (``examples/web/``) over HTTP and answers ``/search?q=...&format=json`` in
+SearxNG's format from a BM25 index of the pages' main text. For real runs users point the
+same SearxNG client at a real SearxNG instance; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import multiprocessing
+import os
+import re
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from pydantic import BaseModel
+
+from dwqa_graph.text import tokens
+from dwqa_graph.web.extract import extract
+
+K1, B = 1.2, 0.75
+PER_PAGE = 10  # SearxNG's page size
+EXCERPT_CHARS = 280
+# No charset parameter on purpose: clients must detect the encoding as they do on the real web.
+CONTENT_TYPES = {".html": "text/html", ".htm": "text/html", ".txt": "text/plain"}
+_WORD = re.compile(r"\w+")
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
+_SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
+# Below this many files a process pool is not worth starting.
+_POOL_MIN_FILES = 64
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str
+    title: str
+    date: str | None
+    text: str
+
+
+class SearchHit(BaseModel):
+    url: str
+    title: str
+    content: str
+    publishedDate: str | None = None  # SearxNG's spelling, so hits serialise as its results do
+    score: float
+
+
+def _read_page(path: str) -> tuple[str, str | None, str]:
+    """Title, date and indexable text of one file; a module function so a pool can run it."""
+    file = Path(path)
+    raw = file.read_bytes()
+    try:
+        doc = raw.decode("utf-8")
+    except UnicodeDecodeError:  # most non-UTF-8 pages on the web are windows-1252
+        doc = raw.decode("cp1252", errors="replace")
+    ex = extract(doc, url=None, content_type=CONTENT_TYPES[file.suffix.lower()])
+    # A page the extractor finds no article in must still be findable, so index all its words.
+    text = ex.text or html.unescape(" ".join(_MARKUP.sub(" ", doc).split()))
+    return ex.title or file.stem, ex.date, text
+
+
+def _can_fork() -> bool:
+    """Whether a process pool is safe here. Only fork is: spawn and forkserver re-run the
+    caller's ``__main__`` in every worker (fatal for scripts without a main guard and for
+    stdin), and forking a process that runs other threads can deadlock."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1  # OS threads, not just Python's
+    except OSError:  # not Linux: stay in one process
+        return False
+
+
+def _excerpt(text: str, weights: dict[str, float]) -> str:
+    """About EXCERPT_CHARS of ``text``, from the sentence that carries most query weight."""
+    best, start = 0.0, 0
+    for m in _SENTENCE.finditer(text):
+        words = set(tokens(m.group()))
+        weight = sum(w for term, w in weights.items() if term in words)
+        if weight > best:
+            best, start = weight, m.start()
+    lead = ""
+    if weights:
+        terms = "|".join(re.escape(t) for t in weights)
+        hit = re.compile(rf"\b(?:{terms})\b", re.IGNORECASE).search(text, start)
+        if hit and hit.start() - start > EXCERPT_CHARS - 80:  # keep the match in view
+            start = text.find(" ", hit.start() - 80) + 1
+            lead = "…"
+    window = text[start : start + EXCERPT_CHARS + 1]
+    if len(window) > EXCERPT_CHARS:
+        cut = window.rfind(" ", 0, EXCERPT_CHARS)
+        window = window[: cut if cut > 0 else EXCERPT_CHARS]
+        return lead + " ".join(window.split()) + " …"
+    return lead + " ".join(window.split())
+
+
+class PageIndex:
+    """Okapi BM25 over the title and main text of every page in one folder."""
+
+    def __init__(self, directory: Path, pages: list[Page]) -> None:
+        self.directory = directory
+        self.pages = sorted(pages, key=lambda p: p.name)  # index order breaks score ties
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._lengths: list[int] = []
+        for i, page in enumerate(self.pages):
+            counts = Counter(tokens(f"{page.title}\n{page.text}"))
+            self._lengths.append(sum(counts.values()))
+            for term, tf in counts.items():
+                self._postings.setdefault(term, []).append((i, tf))
+        self._avgdl = max(sum(self._lengths) / max(len(self.pages), 1), 1.0)
+
+    @classmethod
+    def from_dir(cls, path: str | Path, workers: int | None = None) -> PageIndex:
+        """Index the folder's pages. ``workers`` (default: one per CPU, from 64 files on)
+        extractor processes are used only where that is safe, see ``_can_fork``."""
+        directory = Path(path)
+        files = sorted(f for f in directory.iterdir() if f.suffix.lower() in CONTENT_TYPES
+                       and not f.name.startswith(".") and f.is_file())
+        if workers is None:
+            workers = min(os.cpu_count() or 1, 8) if len(files) >= _POOL_MIN_FILES else 1
+        if workers > 1 and _can_fork():
+            ctx = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+                read = list(pool.map(_read_page, map(str, files), chunksize=16))
+        else:
+            read = [_read_page(str(f)) for f in files]
+        return cls(directory, [Page(f.name, *r) for f, r in zip(files, read, strict=True)])
+
+    def _idf(self, term: str) -> float:
+        df = len(self._postings.get(term, ()))
+        return math.log(1 + (len(self.pages) - df + 0.5) / (df + 0.5))
+
+    def _rank(self, query: str) -> list[tuple[float, int]]:
+        scores: dict[int, float] = {}
+        for term in dict.fromkeys(tokens(query)):
+            idf = self._idf(term)
+            for i, tf in self._postings.get(term, ()):
+                norm = K1 * (1 - B + B * self._lengths[i] / self._avgdl)
+                scores[i] = scores.get(i, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+        return sorted(((s, i) for i, s in scores.items()), key=lambda si: (-si[0], si[1]))
+
+    def search_page(self, query: str, limit: int = 10, offset: int = 0,
+                    base_url: str | None = None) -> tuple[int, list[SearchHit]]:
+        """(number of matching pages, hits ``offset`` to ``offset + limit``). URLs are
+        ``base_url/<file>``, or ``file://`` URLs when no server is involved."""
+        ranked = self._rank(query)
+        weights = {t: self._idf(t) for t in tokens(query)}
+        hits = []
+        for score, i in ranked[offset : offset + limit]:
+            page = self.pages[i]
+            url = (f"{base_url.rstrip('/')}/{quote(page.name)}" if base_url
+                   else (self.directory / page.name).resolve().as_uri())
+            hits.append(SearchHit(url=url, title=page.title, content=_excerpt(page.text, weights),
+                                  publishedDate=page.date, score=score))
+        return len(ranked), hits
+
+    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
+        return self.search_page(query, limit)[1]
+
+
+class _Server(ThreadingHTTPServer):
+    web: LocalWeb
+    # socketserver's default backlog of 5 makes a crawler with dozens of connections in
+    # flight see SYN drops and 1 s connect retries; a real web server queues them.
+    request_queue_size = 256
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # clients hang up; that is fine
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    server_version = "dwqa-localweb"
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # one line per request would drown the demo's and the tests' output
+
+    def do_GET(self) -> None:
+        self._respond(with_body=True)
+
+    def do_HEAD(self) -> None:
+        self._respond(with_body=False)
+
+    def _send(self, status: int, ctype: str, data: bytes, with_body: bool) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if with_body:
+            self.wfile.write(data)
+
+    def _respond(self, with_body: bool) -> None:
+        web, text = self.server.web, "text/plain; charset=utf-8"
+        # Not urlsplit: it would read "//etc/passwd" as a host name and a path.
+        target, _, query = self.path.partition("#")[0].partition("?")
+        path = unquote(urlsplit(target).path if "://" in target else target)
+        if path == "/":
+            return self._send(200, "text/html; charset=utf-8", web.index_html(), with_body)
+        if path == "/search":
+            params = {k: v[0] for k, v in parse_qs(query).items()}
+            if params.get("format") != "json":
+                msg = b"only format=json is served (a real SearxNG enables it in settings.yml)\n"
+                return self._send(400, text, msg, with_body)
+            pageno = int(params["pageno"]) if params.get("pageno", "").isdigit() else 1
+            q = params.get("q", "")
+            total, hits = web.index.search_page(q, PER_PAGE, (max(pageno, 1) - 1) * PER_PAGE,
+                                                web.url)
+            results = [{**h.model_dump(), "engine": "dwqa-local"} for h in hits]
+            doc = {"query": q, "number_of_results": total, "results": results, "answers": [],
+                   "suggestions": [], "unresponsive_engines": []}
+            data = json.dumps(doc, ensure_ascii=False).encode()
+            return self._send(200, "application/json", data, with_body)
+        name = path[1:]
+        if "\0" in name or any(seg in (".", "..") for seg in re.split(r"[/\\]", name)):
+            return self._send(400, text, b"bad path\n", with_body)
+        # Only plain, visible files directly in the folder; resolve() also catches symlinks out.
+        if (any(c in name for c in "/\\:") or name.startswith(".")
+                or not (file := web.directory / name).is_file()
+                or file.resolve().parent != web.directory):
+            return self._send(404, text, b"not found\n", with_body)
+        ctype = CONTENT_TYPES.get(file.suffix.lower(), "application/octet-stream")
+        self._send(200, ctype, file.read_bytes(), with_body)
+
+
+class LocalWeb:
+    """A running local web: ``with serve("examples/web") as web: httpx.get(web.url + ...)``."""
+
+    def __init__(self, directory: Path, index: PageIndex, host: str, port: int) -> None:
+        self.directory = directory.resolve()
+        self.index = index
+        self._server = _Server((host, port), _Handler)
+        self._server.web = self
+        self.port: int = self._server.server_address[1]
+        self.url = f"http://{host}:{self.port}"
+        # A short poll interval: close() waits up to one interval for the serving loop to stop.
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        daemon=True, name=f"localweb:{self.port}")
+        self._thread.start()
+
+    def index_html(self) -> bytes:
+        items = "".join(f'<li><a href="/{quote(p.name)}">{html.escape(p.title)}</a></li>\n'
+                        for p in self.index.pages)
+        return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>dwqa local web'
+                f"</title></head><body><h1>{len(self.index.pages)} pages</h1>\n<ul>\n{items}"
+                "</ul></body></html>\n").encode()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> LocalWeb:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def serve(directory: str | Path, host: str = "127.0.0.1", port: int = 0,
+          index: PageIndex | None = None) -> LocalWeb:
+    """Index ``directory`` (unless ``index`` is given) and serve it; port 0 picks a free one."""
+    index = PageIndex.from_dir(directory) if index is None else index
+    return LocalWeb(Path(directory), index, host, port)
+
+
+def serve_forever(directory: str | Path, host: str = "127.0.0.1", port: int = 8765) -> None:
+    with serve(directory, host, port) as web:
+        print(f"serving {len(web.index.pages)} pages from {directory} at {web.url} "
+              f"(search: {web.url}/search?q=...&format=json)", file=sys.stderr, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass

@@ -38,8 +38,8 @@ def echo_lines(lines: Iterable[str]) -> None:
 
 
 def friendly_errors(fn: F) -> F:
-    """A :class:`DwqaError` -> one clear line on stderr (with ``--json``, one JSON document
-    ``{"error": {"type", "message"}}`` on stdout) and exit 1. Anything else is a bug: it keeps
+    """A :class:`DwqaError` -> one clear line on stderr (with ``--json`` also one JSON
+    document ``{"error": {"type", "message"}}`` on stdout) and exit 1. Anything else is a bug: it keeps
     its traceback."""
 
     @wraps(fn)
@@ -47,11 +47,10 @@ def friendly_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except DwqaError as exc:
-            if kwargs.get("as_json"):
+            click.echo(f"dwqa: error: {exc}", err=True)
+            if kwargs.get("as_json"):  # scripts still get exactly one JSON document
                 click.echo(json.dumps({"error": {"type": type(exc).__name__,
                                                  "message": str(exc)}}, ensure_ascii=False))
-            else:
-                click.echo(f"dwqa: error: {exc}", err=True)
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]

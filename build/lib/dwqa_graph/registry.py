@@ -94,8 +94,10 @@ class Registry(Generic[T]):
             entry = self._entries.get(ep.name)
             if entry is None:  # the plugin module did not register itself: do it here
                 summary = (getattr(factory, "__doc__", None) or "").strip().split("\n")[0]
+                # Without a registration we cannot know its argument: accept an optional one
+                # (a factory may say otherwise with a ``dwqa_arg`` attribute, None for none).
                 self._entries[ep.name] = Entry(ep.name, factory, summary or ep.value,
-                                               getattr(factory, "dwqa_arg", None))
+                                               getattr(factory, "dwqa_arg", "ARG?"))
 
     def get(self, name: str) -> Entry[T]:
         self._load()

@@ -29,7 +29,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, Field, ValidationError
 
 from dwqa_graph._progress import progress
-from dwqa_graph.errors import UsageError
+from dwqa_graph.errors import InputError, UsageError
 from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.steps import RuleStepParser, StepParser
 from dwqa_graph.models import (
@@ -455,7 +455,7 @@ def ingest(
     paths = [Path(p) for p in paths]
     for p in paths:
         if not p.is_file():
-            raise FileNotFoundError(f"no such log file: {p}")
+            raise InputError(f"no such log file: {p}")
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths])
     rejected: Counter[str] = Counter()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dwqa_graph.errors import NotFoundError
 from dwqa_graph.evaluation.datasets import import_static, list_static, static_items
 from dwqa_graph.graph.store import Store
 
@@ -53,7 +54,7 @@ def test_freshqa_without_a_header_is_an_error_not_an_empty_set(store: Store,
     bad.write_text("a,b\n1,2\n")
     report = import_static(store, bad, "x")
     assert report.imported == 0 and report.rejected_by_reason == {"no_header": 1}
-    with pytest.raises(ValueError, match="no static dataset named 'x'"):
+    with pytest.raises(NotFoundError, match="no static dataset named 'x'"):
         static_items(store, "x")
 
 

@@ -77,8 +77,16 @@ def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The package as a user gets it: a wheel built from the checkout, installed (at the
     locked versions) into a fresh virtualenv."""
     root = tmp_path_factory.mktemp("wheel")
+    # Build from a copy of what the wheel is made of: setuptools builds in-tree (build/), and
+    # a stale build/ could smuggle deleted modules into the wheel.
+    src = root / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO_ROOT / name, src / name)
+    shutil.copytree(REPO_ROOT / "dwqa_graph", src / "dwqa_graph",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
-                    str(root / "dist"), str(REPO_ROOT)], check=True, capture_output=True)
+                    str(root / "dist"), str(src)], check=True, capture_output=True)
     wheel = next((root / "dist").glob("dwqa_graph-*.whl"))
     with zipfile.ZipFile(wheel) as z:
         missing = set(PACKAGE_DATA) - set(z.namelist())

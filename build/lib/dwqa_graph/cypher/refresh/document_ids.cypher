@@ -1,3 +1,0 @@
-// Ids of every Document already in the graph.
-MATCH (d:Document)
-RETURN d.id AS id

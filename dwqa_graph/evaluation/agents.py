@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import importlib
-import ipaddress
 import re
 import threading
 from collections.abc import Callable, Coroutine, Iterable
@@ -47,7 +46,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt, make_llm
 from dwqa_graph.web.fetch import FetchFailure, FetchOptions, download, extract_page
 from dwqa_graph.web.search import GraphSearch, SearchClient, SearchResult, SearxngClient
-from dwqa_graph.web.ssrf import BlockedURL
+from dwqa_graph.web.ssrf import BlockedURL, check_scheme_and_host, host_port
 
 T = TypeVar("T")
 
@@ -255,14 +254,13 @@ class WebPages:
                         source="page")
 
 
-def _is_loopback(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    if host == "localhost":
-        return True
+def _endpoint_host(url: str) -> frozenset[str]:
+    """The search endpoint's own ``host:port``, to exempt it (and nothing else)."""
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        host, port = check_scheme_and_host(url)
+    except BlockedURL as exc:
+        raise AgentError(f"baseline:{url!r}: {exc.detail}") from exc
+    return frozenset({host_port(host, port)})
 
 
 # -- the baseline agent ---------------------------------------------------------------------
@@ -596,10 +594,12 @@ def make_agent(spec: str, *, store: Store | None = None, reader_llm: LLM | None 
                                  reader_llm=reader_llm)
         url = _http_url("baseline", rest)
         client = SearxngClient(url, timeout=timeout)
-        # A SearxNG on loopback is the local web (`dwqa web serve`), whose pages are on
-        # loopback too; a remote one returns public pages, and its results are untrusted.
-        options = FetchOptions(allow_private=_is_loopback(url), timeout=timeout, retries=1,
-                               workers=1)
+        # Result URLs are untrusted wherever the engine runs: the SSRF guard stays on for
+        # every page. Only the search endpoint's own host:port is exempt, which is where
+        # the local web (`dwqa web serve`) serves its pages; any other loopback or private
+        # service a result points at stays blocked.
+        options = FetchOptions(allow_hosts=_endpoint_host(url), timeout=timeout,
+                               deadline=timeout, retries=1, workers=1)
         return BaselineAgent(spec, client, WebPages(options), reader_llm=reader_llm,
                              close=client.close)
     if kind == "python" and sep:

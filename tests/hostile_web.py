@@ -26,10 +26,10 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-
-import zstandard
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+import zstandard
 
 HUGE_BYTES = 20 * 1024 * 1024
 TRUNCATED_CLAIMED, TRUNCATED_SENT = 10_000, 100

@@ -144,9 +144,14 @@ def web() -> None:
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8765, show_default=True)
-def web_serve(directory: Path, host: str, port: int) -> None:
+@click.option("--threads", type=click.IntRange(1, 1024), default=16, show_default=True,
+              help="Requests handled at once; other connections wait without a thread.")
+@click.option("--idle-timeout", "idle", type=click.FloatRange(0.1, 3600), default=10.0,
+              show_default=True, help="Seconds before a silent connection is closed (also "
+                                      "the most a request's headers may take).")
+def web_serve(directory: Path, host: str, port: int, threads: int, idle: float) -> None:
     """Serve DIRECTORY's pages over HTTP and answer SearxNG-format /search from a BM25
     index over their extracted text. Runs until interrupted."""
     from dwqa_graph.web.localweb import serve_forever
 
-    serve_forever(directory, host=host, port=port)
+    serve_forever(directory, host=host, port=port, threads=threads, idle=idle)

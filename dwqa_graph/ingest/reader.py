@@ -33,8 +33,12 @@ _CHUNK = 1 << 20
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# The lexical scanner's stops: outside strings a whole escape-free string is one match.
-_STRUCT = re.compile(rb'"[^"\\]*"|["\[\]{}]')
+# The lexical scanner's stops, from the largest: a whole container with no container in it
+# (most objects of a log: a source, a citation), a whole string, or one quote or bracket.
+# Possessive quantifiers: linear, no backtracking into what was matched.
+_JSTRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_STRUCT = re.compile(rb'[\[{](?:[^\[\]{}"]++|' + _JSTRING + rb')*+[\]}]|' + _JSTRING
+                     + rb'|["\[\]{}]', re.DOTALL)
 _VALUE_START = re.compile(rb"[^\s,]")
 _SCALAR_END = re.compile(rb"[\s,\]]")
 
@@ -174,10 +178,19 @@ class _Scanner:
     def __init__(self, fh: BinaryIO, file: str, on_bytes: Callable[[int], None],
                  array: bool) -> None:
         self.fh, self.file, self.on_bytes, self.array = fh, file, on_bytes, array
-        self.buf = b""
-        self.base = fh.tell()  # file offset of buf[0]
-        self.line = 1          # line number of buf[0]
+        self.reset(b"", fh.tell(), 1)
+
+    def reset(self, buf: bytes, base: int, line: int) -> None:
+        self.buf = buf
+        self.base = base  # file offset of buf[0]
+        # Lines are counted once, forward: ``line`` is the line number at buf[mark].
+        self.mark, self.line = 0, line
         self.eof = False
+
+    def line_at(self, index: int) -> int:
+        self.line += self.buf.count(b"\n", self.mark, index)
+        self.mark = index
+        return self.line
 
     def _more(self, keep_from: int) -> int:
         """Read a chunk, dropping buf[:keep_from]; returns how far buf shifted."""
@@ -185,7 +198,9 @@ class _Scanner:
         self.on_bytes(len(chunk))
         if not chunk:
             self.eof = True
-        self.line += self.buf.count(b"\n", 0, keep_from)
+        if keep_from > self.mark:
+            self.line_at(keep_from)
+        self.mark -= keep_from
         self.base += keep_from
         self.buf = self.buf[keep_from:] + chunk
         return keep_from
@@ -205,7 +220,7 @@ class _Scanner:
             start = m.start()
             if self.array and self.buf[start:start + 1] == b"]":
                 return
-            line = self.line + self.buf.count(b"\n", 0, start)
+            line = self.line_at(start)
             offset = self.base + start
             start, end, skipped = self._value_end(start)
             if end < 0:
@@ -235,9 +250,9 @@ class _Scanner:
                 if m is not None:
                     tok = m.group()
                     pos = m.end()
-                    if tok == b'"':
+                    if tok == b'"':  # a string that runs past the buffer
                         in_string = True
-                    elif len(tok) > 1:  # a whole escape-free string
+                    elif len(tok) > 1:  # a whole string, or a whole flat container
                         if depth == 0:
                             return start, pos, skipped
                     elif tok in b"[{":
@@ -304,7 +319,7 @@ def _resync(scanner: _Scanner, offset: int, line: int) -> bool:
             return False
         if pos != offset and text.lstrip().startswith(b"{"):
             fh.seek(pos)
-            scanner.buf, scanner.base, scanner.line, scanner.eof = b"", pos, line, False
+            scanner.reset(b"", pos, line)
             return True
         if text.endswith(b"\n"):
             line += 1

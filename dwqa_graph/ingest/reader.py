@@ -33,12 +33,16 @@ _CHUNK = 1 << 20
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# The lexical scanner's stops, from the largest: a whole container with no container in it
-# (most objects of a log: a source, a citation), a whole string, or one quote or bracket.
-# Possessive quantifiers: linear, no backtracking into what was matched.
+# The lexical scanner's stops, from the largest: a whole container nested at most
+# _WHOLE_DEPTH deep (a typical record is one match), a whole string, or one quote or
+# bracket (deeper input, or a value that runs past the buffer). Possessive quantifiers:
+# no backtracking into what was matched, so each attempt is linear.
+_WHOLE_DEPTH = 4
 _JSTRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_STRUCT = re.compile(rb'[\[{](?:[^\[\]{}"]++|' + _JSTRING + rb')*+[\]}]|' + _JSTRING
-                     + rb'|["\[\]{}]', re.DOTALL)
+_CONTAINER = rb'[\[{](?:[^\[\]{}"]++|' + _JSTRING + rb')*+[\]}]'
+for _ in range(_WHOLE_DEPTH - 1):
+    _CONTAINER = rb'[\[{](?:[^\[\]{}"]++|' + _JSTRING + rb'|' + _CONTAINER + rb')*+[\]}]'
+_STRUCT = re.compile(_CONTAINER + rb'|' + _JSTRING + rb'|["\[\]{}]', re.DOTALL)
 _VALUE_START = re.compile(rb"[^\s,]")
 _SCALAR_END = re.compile(rb"[\s,\]]")
 
@@ -252,7 +256,7 @@ class _Scanner:
                     pos = m.end()
                     if tok == b'"':  # a string that runs past the buffer
                         in_string = True
-                    elif len(tok) > 1:  # a whole string, or a whole flat container
+                    elif len(tok) > 1:  # a whole string, or a whole container
                         if depth == 0:
                             return start, pos, skipped
                     elif tok in b"[{":

@@ -107,6 +107,12 @@ class FetchResult(BaseModel):
     network_s: float = 0.0
     extract_s: float = 0.0
 
+    @field_validator("detail")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        # Error messages may quote hostile input (a lone surrogate cannot be stored).
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
 
 class FetchReport(BaseModel):
     """The ``--json`` summary of a fetch run."""

@@ -30,7 +30,7 @@ import neo4j
 from pydantic import BaseModel, Field, ValidationError
 
 from dwqa_graph._progress import progress
-from dwqa_graph.errors import UsageError
+from dwqa_graph.errors import NotFoundError, UsageError
 from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.reader import MAX_RECORD_BYTES, Problem, Raw, read_records
 from dwqa_graph.ingest.steps import RuleStepParser, StepParser
@@ -406,7 +406,7 @@ def ingest(
     paths = [Path(p) for p in paths]
     for p in paths:
         if not p.is_file():
-            raise FileNotFoundError(f"no such log file: {p}")
+            raise NotFoundError(f"no such log file: {p}")
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths])
     rejected: Counter[str] = Counter()

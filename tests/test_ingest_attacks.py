@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dwqa_graph.graph.store import Store
+from dwqa_graph.config import Settings
+from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.logs import MAX_RECORD_BYTES, ingest
 from dwqa_graph.ingest.reader import BOM, MAX_DEPTH
 
@@ -125,3 +126,33 @@ def test_depth_limit_is_not_a_limit_on_ordinary_nesting(store: Store, tmp_path: 
     report = ingest(store, [path])
     assert report.ingested == 1  # the record just inside the limit
     assert [(p.line, p.reason) for p in report.problems if p.fatal] == [(2, "too_deep")]
+
+
+class _PickyStore(Store):
+    """The real store, except that the server itself refuses any write holding the
+    question "poison?" (it runs a statement Neo4j fails): a stand-in for a record the
+    server cannot take, which checks before the write did not catch."""
+
+    def write_plan(self, plan: WritePlan) -> WriteStats:
+        texts = [r["text"] for name, rows in plan.steps if name == "ingest/queries"
+                 for r in rows]
+        if "poison?" in texts:
+            with self._session(read=False) as session:  # noqa: SLF001 - test only
+                session.run("RETURN 1 / 0").consume()
+        return super().write_plan(plan)
+
+
+def test_a_record_the_server_refuses_is_that_records_problem(settings: Settings,
+                                                             store: Store,
+                                                             tmp_path: Path) -> None:
+    path = tmp_path / "batch.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (
+        good(1), {**good(2), "question": "poison?"}, good(3))) + "\n")
+    with _PickyStore(settings) as picky:
+        report = ingest(picky, [path])
+    assert (report.ingested, report.rejected) == (2, 1)
+    [problem] = [p for p in report.problems if p.fatal]
+    assert (problem.line, problem.reason) == (2, "write_failed")
+    assert "ArithmeticError" in problem.detail
+    questions = {r["q"] for r in store.read("MATCH (q:Query) RETURN q.text AS q")}
+    assert questions == {"Question 1?", "Question 3?"}

@@ -20,6 +20,8 @@ from dwqa_graph.cli.main import main
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.web.fetch import FetchFailure, FetchOptions, decode_content, fetch
+from dwqa_graph.web.refresh import refresh
+from dwqa_graph.web.search import SearchResult
 from dwqa_graph.web.ssrf import BlockedURL, check_url, parse_allowed
 
 from .hostile_web import OK_MARKER, HostileWeb, bomb
@@ -154,3 +156,29 @@ def test_allow_host_needs_a_port(env: dict[str, str]) -> None:
         FetchOptions(allow_hosts=frozenset({"127.0.0.1"}))
     result = CliRunner().invoke(main, ["fetch", "--allow-host", "127.0.0.1"], env=env)
     assert result.exit_code != 0 and "HOST:PORT" in result.output
+
+
+class _HostileSearch:
+    """A search engine whose results are hostile: unparseable URLs and a lone surrogate."""
+
+    name = "hostile"
+
+    def __init__(self, good: str) -> None:
+        self.urls = ["http://127.0.0.1:99999/x", "http://0177.0.0.1/", "http://ex\udc80.org/",
+                     good]
+
+    def search(self, query: str, limit: int = 10) -> list[SearchResult]:
+        return [SearchResult(url=u, title="t", content="c", rank=i, engine=self.name)
+                for i, u in enumerate(self.urls, 1)]
+
+
+def test_refresh_survives_hostile_search_results(store: Store, tmp_path: Path) -> None:
+    with HostileWeb() as web:
+        ingest(store, [log_citing(tmp_path, [f"{web.url}/plain"])])
+        opts = FetchOptions(allow_hosts=frozenset({f"127.0.0.1:{web.port}"}))
+        report = refresh(store, _HostileSearch(f"{web.url}/ok"), round_t=1, fetch_options=opts)
+        assert web.hits["/ok"] == 1
+    assert report.failures == {"invalid_unicode": 1}  # skipped: Neo4j cannot store it
+    assert report.results == 3
+    assert report.fetch is not None
+    assert report.fetch.failed_by_reason == {"invalid_url": 2} and report.fetch.ok == 1

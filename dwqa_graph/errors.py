@@ -8,7 +8,7 @@ anything else is a bug and keeps its traceback (the CLI catches only ``DwqaError
     │   └── AgentError               an agent spec that cannot be set up
     ├── InputError (ValueError)      a file that yields nothing usable (a bad record is a
     │                                per-record Problem instead, and the run goes on)
-    ├── NotFoundError (LookupError)  a round, run, dataset or named query that does not exist
+    ├── NotFoundError (LookupError)  a file, round, run, dataset or named query that is not there
     │   └── UnknownQueryError
     ├── ConflictError                the graph's state forbids the write
     │   └── RoundFrozenError         a frozen round is immutable
@@ -43,7 +43,7 @@ class InputError(DwqaError, ValueError):
 
 
 class NotFoundError(DwqaError, LookupError):
-    """A named thing (round, run, dataset, query) that does not exist."""
+    """A named thing (file, round, run, dataset, query) that is not there."""
 
     def __str__(self) -> str:  # LookupError would repr() a single argument, quotes and all
         return str(self.args[0]) if self.args else ""

@@ -94,6 +94,8 @@ class QueryNode(_Node):
     source: str = Field(description="Input format the query came from.")
     source_file: str
     source_line: int
+    content_hash: str | None = Field(None, description="Hash of the normalised record: "
+                                     "a re-ingest with another hash is a conflict.")
 
 
 class DocumentNode(_Node):

@@ -3,7 +3,11 @@
 Each route misbehaves the way some real site does: errors, flaky 503s, rate limits, slow
 answers, redirect loops, bodies too big (with and without Content-Length), bodies cut short,
 binary junk labelled as HTML, PDFs, a Latin-1 page whose charset only its <meta> tag names,
-empty pages and pages that are all boilerplate. Counters are per server, so a test that
+empty pages and pages that are all boilerplate. Some attack the client on purpose:
+compression bombs (``/bomb/gzip``, ``/bomb/gzip-gzip``, ``/bomb/zstd``, ...: a few KB on the
+wire, hundreds of MB decoded), codings nobody can decode (``/encoded/br``), and servers
+that trickle one byte per ``interval`` seconds through the headers (``/trickle-headers``)
+or the body (``/trickle-body``). Counters are per server, so a test that
 starts its own ``HostileWeb`` sees ``/flaky`` fail exactly twice.
 
     with HostileWeb() as web:
@@ -13,14 +17,19 @@ starts its own ``HostileWeb`` sees ``/flaky`` fail exactly twice.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import random
 import sys
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+import zstandard
 
 HUGE_BYTES = 20 * 1024 * 1024
 TRUNCATED_CLAIMED, TRUNCATED_SENT = 10_000, 100
@@ -85,6 +94,61 @@ BINARY = random.Random(1234).randbytes(64 * 1024)
 _HUGE_HEAD = b"<!DOCTYPE html><html><head><title>Huge</title></head><body><article>\n"
 _HUGE_TAIL = b"</article></body></html>\n"
 _HUGE_PARA = b"<p>" + b"All work and no play makes a page far too large to keep. " * 8 + b"</p>\n"
+
+
+#: Decoded size of the test bombs: 40x the fetcher's 5 MB cap, yet a few KB on the wire.
+BOMB_MB = 200
+#: A trickling server stops after this many bytes even if nobody hangs up.
+TRICKLE_MAX_BYTES = 600
+
+
+def _zeros(total: int, compressor: object) -> bytes:
+    block, parts = bytes(1 << 20), []
+    for _ in range(total >> 20):
+        parts.append(compressor.compress(block))  # type: ignore[attr-defined]
+    parts.append(compressor.flush())  # type: ignore[attr-defined]
+    return b"".join(parts)
+
+
+def bomb(kind: str, mb: int = BOMB_MB) -> tuple[bytes, str]:
+    """(body, Content-Encoding) decoding to ``mb`` MB of zeros; built once per process."""
+    return _bomb(kind, mb)
+
+
+@functools.lru_cache(maxsize=16)
+def _bomb(kind: str, mb: int) -> tuple[bytes, str]:
+    total = mb << 20
+    if kind == "gzip":
+        return _zeros(total, zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)), "gzip"
+    if kind == "deflate":
+        return _zeros(total, zlib.compressobj(9)), "deflate"
+    if kind == "gzip-gzip":  # the inner gzip is itself ~1000:1 compressible
+        return gzip.compress(bomb("gzip", mb)[0], 9), "gzip, gzip"
+    if kind == "zstd":
+        return _zeros(total, zstandard.ZstdCompressor(level=19).compressobj()), "zstd"
+    raise KeyError(kind)
+
+
+def encoded(kind: str) -> tuple[bytes, str]:
+    """OK_HTML under the coding(s) ``kind`` names: the positive controls for decoding."""
+    if kind == "gzip":
+        return gzip.compress(OK_HTML), "gzip"
+    if kind == "gzip-gzip":
+        return gzip.compress(gzip.compress(OK_HTML)), "gzip, gzip"
+    if kind == "gzip-gzip-gzip":
+        return gzip.compress(gzip.compress(gzip.compress(OK_HTML))), "gzip, gzip, gzip"
+    if kind == "deflate":
+        return zlib.compress(OK_HTML), "deflate"
+    if kind == "raw-deflate":
+        c = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        return c.compress(OK_HTML) + c.flush(), "deflate"
+    if kind == "zstd":
+        return zstandard.ZstdCompressor().compress(OK_HTML), "zstd"
+    if kind == "br":  # not brotli at all: a client must refuse the coding, not read it
+        return OK_HTML, "br"
+    if kind == "corrupt-gzip":
+        return b"\x1f\x8b\x08\x00" + bytes(64), "gzip"
+    raise KeyError(kind)
 
 
 def huge_chunks(total: int = HUGE_BYTES) -> Iterator[bytes]:
@@ -211,8 +275,41 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, html, BOILERPLATE_HTML, with_body)
         elif path == "/plain":
             self._send(200, "text/plain; charset=utf-8", PLAIN_TEXT, with_body)
+        elif path.startswith("/bomb/"):
+            try:
+                body, coding = bomb(path[6:], int(query.get("mb", BOMB_MB)))
+            except (KeyError, ValueError):
+                return self._send(404, text, b"no such bomb\n", with_body)
+            self._send(200, html, body, with_body, {"Content-Encoding": coding})
+        elif path.startswith("/encoded/"):
+            try:
+                body, coding = encoded(path[9:])
+            except KeyError:
+                return self._send(404, text, b"no such coding\n", with_body)
+            self._send(200, html, body, with_body, {"Content-Encoding": coding})
+        elif path in ("/trickle-headers", "/trickle-body"):
+            self._trickle(path == "/trickle-headers", float(query.get("interval", "1")))
         else:
             self._send(404, text, b"not found\n", with_body)
+
+
+    def _trickle(self, in_headers: bool, interval: float) -> None:
+        """One byte per ``interval`` s: each read gets a byte long before any per-read
+        timeout, so only an overall deadline ends the download."""
+        self.close_connection = True
+        head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                + b"".join(b"X-Pad-%d: %s\r\n" % (i, b"p" * 40) for i in range(20))
+                + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(OK_HTML))
+        if in_headers:
+            stream, start = head + OK_HTML, 0
+        else:
+            self.wfile.write(head)
+            self.wfile.flush()
+            stream, start = OK_HTML, 0
+        for i in range(start, min(len(stream), TRICKLE_MAX_BYTES)):
+            time.sleep(max(interval, 0.01))
+            self.wfile.write(stream[i : i + 1])
+            self.wfile.flush()
 
 
 class HostileWeb:

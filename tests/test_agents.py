@@ -371,7 +371,9 @@ def test_baseline_over_the_local_web() -> None:
     with serve(EXAMPLES / "web") as web:
         agent = make_agent(f"baseline:{web.url}")
         assert isinstance(agent, BaselineAgent) and isinstance(agent.pages, WebPages)
-        assert agent.pages.options.allow_private  # the local web is on loopback
+        # The local web serves its pages where it answers searches: that host:port only.
+        assert agent.pages.options.allow_hosts == {f"127.0.0.1:{web.port}"}
+        assert not agent.pages.options.allow_private
         try:
             with ThreadPoolExecutor(4) as pool:
                 replies = list(pool.map(agent.answer, [q for q, _ in FACTS]))
@@ -418,13 +420,25 @@ def test_failed_page_falls_back_to_the_snippet() -> None:
         thread = threading.Thread(target=searx.serve_forever, args=(0.05,), daemon=True)
         thread.start()
         agent = make_agent(f"baseline:http://127.0.0.1:{searx.server_address[1]}")
+        question = "How many passengers per day did the Zorblat ferry carry?"
         try:
-            reply = agent.answer("How many passengers per day did the Zorblat ferry carry?")
+            # Results on loopback but not on the search endpoint's port are refused (the
+            # guard stays on for pages found through a loopback SearxNG) ...
+            blocked = agent.answer(question)
+            assert isinstance(agent, BaselineAgent) and isinstance(agent.pages, WebPages)
+            # ... unless that host:port is exempt too.
+            opts = agent.pages.options
+            agent.pages.options = opts.model_copy(update={"allow_hosts": opts.allow_hosts | {
+                f"127.0.0.1:{web.port}"}})
+            reply = agent.answer(question)
         finally:
             agent.close()
             searx.shutdown()
             searx.server_close()
             thread.join()
+    assert [d.text for d in blocked.retrieved] == [r["content"] for r in searx.results]
+    assert "search snippet (blocked_address" in blocked.steps[1]
+    assert "search snippet (blocked_address" in blocked.steps[2]
     assert reply.answer == "480" and reply.error is None
     gone, faq = reply.retrieved
     assert gone.text == searx.results[0]["content"]  # the 404 page's snippet was read
@@ -432,17 +446,18 @@ def test_failed_page_falls_back_to_the_snippet() -> None:
     assert "Riverside Tramway" in faq.text and "page text" in reply.steps[2]
 
 
-def test_private_pages_are_refused_unless_the_search_is_local() -> None:
+def test_private_pages_are_refused_except_the_search_endpoint() -> None:
     remote = make_agent("baseline:https://searx.example.org")
     assert isinstance(remote, BaselineAgent) and isinstance(remote.pages, WebPages)
     assert not remote.pages.options.allow_private
+    assert remote.pages.options.allow_hosts == {"searx.example.org:443"}
     remote.close()
     hits = [SearchResult(url=url, title="t", content="the snippet", rank=1, engine="searxng")
             for url in ("http://127.0.0.1:9/admin", "ftp://files.example.org/a", "http://[::1")]
     reads = WebPages(FetchOptions(retries=0)).read(hits)
     assert [(r.source, r.text) for r in reads] == [("snippet", "the snippet")] * 3
     assert [r.detail.split(":")[0] for r in reads] == [
-        "blocked_address", "blocked_scheme", "ValueError"]  # untrusted URLs never raise
+        "blocked_address", "blocked_scheme", "invalid_url"]  # untrusted URLs never raise
 
 
 def test_search_failure_is_an_error_not_a_raise() -> None:

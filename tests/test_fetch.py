@@ -62,12 +62,12 @@ def test_ssrf_other_schemes_refused(url: str) -> None:
 
 def test_ssrf_through_the_fetcher(store: Store, tmp_path: Path) -> None:
     with HostileWeb() as web:
-        # 127.0.0.1 is exempt by name; its redirect to "localhost" (also loopback) is not.
+        # 127.0.0.1:port is exempt by name; its redirect to "localhost" (also loopback) is not.
         into_loopback = f"{web.url}/redirect?to=http://localhost:{web.port}/ok"
         urls = [f"{web.url}/ok", into_loopback, "http://10.0.0.1/", "file:///etc/passwd",
                 f"http://[::1]:{web.port}/ok", "http://169.254.169.254/latest/meta-data/"]
         ingest(store, [log_citing(tmp_path, urls)])
-        report = fetch(store, FetchOptions(allow_hosts=frozenset({"127.0.0.1"})))
+        report = fetch(store, FetchOptions(allow_hosts=frozenset({f"127.0.0.1:{web.port}"})))
         assert web.hits["/ok"] == 1  # only the exempt host's own page was ever requested
     got = statuses(store)
     assert got[f"{web.url}/ok"] == "ok"

@@ -39,8 +39,8 @@ def echo_lines(lines: Iterable[str]) -> None:
 
 def friendly_errors(fn: F) -> F:
     """A :class:`DwqaError` -> one clear line on stderr (with ``--json`` also one JSON
-    document ``{"error": {"type", "message"}}`` on stdout) and exit 1. Anything else is a bug: it keeps
-    its traceback."""
+    document ``{"error": {"type", "message"}}`` on stdout) and exit 1. Anything else is a
+    bug: it keeps its traceback."""
 
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

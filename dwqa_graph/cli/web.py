@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from pydantic import ValidationError
 
 from dwqa_graph.cli.common import (
     F,
@@ -15,10 +16,12 @@ from dwqa_graph.cli.common import (
     open_store,
 )
 from dwqa_graph.config import Settings
+from dwqa_graph.errors import UsageError
 from dwqa_graph.graph.store import Store
 from dwqa_graph.web.fetch import FetchOptions, fetch, parse_duration
 from dwqa_graph.web.refresh import refresh
 from dwqa_graph.web.search import SearchClient, make_search_client
+from dwqa_graph.web.ssrf import parse_allowed
 
 
 def fetch_options(f: F) -> F:
@@ -35,19 +38,29 @@ def fetch_options(f: F) -> F:
         click.option("--allow-private", is_flag=True, envvar="DWQA_ALLOW_PRIVATE",
                      help="Allow loopback and private addresses (local web, tests). "
                           "Also DWQA_ALLOW_PRIVATE=1."),
-        click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST",
-                     help="Exempt this host from the private-address check (repeatable); "
-                          "its redirects are still checked."),
+        click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST:PORT",
+                     help="Exempt this host:port (only that port) from the private-address "
+                          "check (repeatable); its redirects are still checked."),
+        click.option("--deadline", type=float, default=60.0, show_default=True,
+                     help="Seconds for a whole page (connect, headers, body, retries)."),
     ]):
         f = opt(f)
     return f
 
 
 def _options(concurrency: int, per_host: int, timeout: float, max_bytes: int,
-             allow_private: bool, allow_hosts: tuple[str, ...]) -> FetchOptions:
-    return FetchOptions(concurrency=concurrency, per_host=per_host, timeout=timeout,
-                        max_bytes=max_bytes, allow_private=allow_private,
-                        allow_hosts=frozenset(h.lower() for h in allow_hosts))
+             allow_private: bool, allow_hosts: tuple[str, ...], deadline: float,
+             ) -> FetchOptions:
+    try:
+        hosts = frozenset(parse_allowed(h) for h in allow_hosts)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        return FetchOptions(concurrency=concurrency, per_host=per_host, timeout=timeout,
+                            max_bytes=max_bytes, allow_private=allow_private,
+                            allow_hosts=hosts, deadline=deadline)
+    except ValidationError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 @click.command("fetch")
@@ -60,9 +73,10 @@ def _options(concurrency: int, per_host: int, timeout: float, max_bytes: int,
 @friendly_errors
 def fetch_cmd(settings: Settings, concurrency: int, per_host: int, timeout: float,
               max_bytes: int, allow_private: bool, allow_hosts: tuple[str, ...],
-              older: str | None, retry_failed: bool, as_json: bool) -> None:
+              deadline: float, older: str | None, retry_failed: bool, as_json: bool) -> None:
     """Fetch every Document without a current version; extract its text as a version."""
-    opts = _options(concurrency, per_host, timeout, max_bytes, allow_private, allow_hosts)
+    opts = _options(concurrency, per_host, timeout, max_bytes, allow_private, allow_hosts,
+                    deadline)
     with open_store(settings) as store:
         report = fetch(store, opts, older_than=parse_duration(older) if older else None,
                        retry_failed=retry_failed)
@@ -90,9 +104,10 @@ def _search_client(searxng: str | None, store: Store) -> SearchClient:
 def refresh_cmd(settings: Settings, round_t: int | None, searxng: str | None, limit: int,
                 dataset: str | None, concurrency: int, per_host: int, timeout: float,
                 max_bytes: int, allow_private: bool, allow_hosts: tuple[str, ...],
-                as_json: bool) -> None:
+                deadline: float, as_json: bool) -> None:
     """Re-issue every seed query; add this round's RETRIEVE edges and fetch new pages."""
-    opts = _options(concurrency, per_host, timeout, max_bytes, allow_private, allow_hosts)
+    opts = _options(concurrency, per_host, timeout, max_bytes, allow_private, allow_hosts,
+                    deadline)
     with open_store(settings) as store:
         report = refresh(store, _search_client(searxng, store), round_t=round_t, limit=limit,
                          dataset=dataset, fetch_options=opts)
@@ -127,9 +142,14 @@ def web() -> None:
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8765, show_default=True)
-def web_serve(directory: Path, host: str, port: int) -> None:
+@click.option("--threads", type=click.IntRange(1, 1024), default=16, show_default=True,
+              help="Requests handled at once; other connections wait without a thread.")
+@click.option("--idle-timeout", "idle", type=click.FloatRange(0.1, 3600), default=10.0,
+              show_default=True, help="Seconds before a silent connection is closed (also "
+                                      "the most a request's headers may take).")
+def web_serve(directory: Path, host: str, port: int, threads: int, idle: float) -> None:
     """Serve DIRECTORY's pages over HTTP and answer SearxNG-format /search from a BM25
     index over their extracted text. Runs until interrupted."""
     from dwqa_graph.web.localweb import serve_forever
 
-    serve_forever(directory, host=host, port=port)
+    serve_forever(directory, host=host, port=port, threads=threads, idle=idle)

@@ -20,17 +20,19 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
+import neo4j
 from pydantic import BaseModel, Field, ValidationError
 
 from dwqa_graph._progress import progress
-from dwqa_graph.errors import InputError, UsageError
+from dwqa_graph.errors import NotFoundError, UsageError
 from dwqa_graph.graph.store import Store, WritePlan, WriteStats
+from dwqa_graph.ingest.reader import MAX_RECORD_BYTES, Problem, Raw, read_records
 from dwqa_graph.ingest.steps import RuleStepParser, StepParser
 from dwqa_graph.models import (
     AgentLog,
@@ -44,6 +46,10 @@ from dwqa_graph.models import (
     SupportingFact,
     stable_id,
 )
+from dwqa_graph.web.ssrf import BlockedURL, check_scheme_and_host
+
+__all__ = ["MAX_RECORD_BYTES", "MAX_TRANSCRIPT_CHARS", "IngestReport", "Problem", "Raw",
+           "document_id", "ingest", "normalise", "normalise_url", "read_records"]
 
 Format = Literal["auto", "dwqa", "perplexica", "hotpotqa"]
 FORMATS: tuple[str, ...] = ("auto", "dwqa", "perplexica", "hotpotqa")
@@ -61,20 +67,6 @@ WRITE_ORDER = tuple(f"ingest/{name}" for name in (
     "comparison", "hypothesis", "conclude", "support", "answer_evidence"))
 
 
-class Problem(BaseModel):
-    """Something wrong with one input record. ``fatal`` problems reject the record."""
-
-    file: str
-    line: int
-    reason: str
-    detail: str = ""
-    fatal: bool = True
-
-    def __str__(self) -> str:
-        kind = "rejected" if self.fatal else "warning"
-        return f"{self.file}:{self.line}: {kind}: {self.reason}: {self.detail}"
-
-
 class IngestReport(BaseModel):
     """The ``--json`` summary of one ingest run."""
 
@@ -90,101 +82,19 @@ class IngestReport(BaseModel):
     seconds: float = 0.0
 
 
-# -- reading ---------------------------------------------------------------------------
-@dataclass
-class Raw:
-    file: str
-    line: int
-    data: Any
-
-
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
-def _decode(data: bytes, file: str, first_line: int) -> tuple[str, list[Problem]]:
-    """UTF-8 decode; bad bytes become U+FFFD and a warning naming the line."""
-    try:
-        return data.decode("utf-8"), []
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", errors="replace")
-        line = first_line + data.count(b"\n", 0, exc.start)
-        detail = f"invalid UTF-8 byte {data[exc.start:exc.start + 1]!r} replaced"
-        return text, [Problem(file=file, line=line, reason="non_utf8", detail=detail, fatal=False)]
-
-
-def _decode_stream(text: str, file: str, start: int = 0) -> Iterator[Raw | Problem]:
-    """Concatenated JSON values (JSONL, pretty-printed objects, or an array's elements).
-
-    On a syntax error, report it and resynchronise at the next line that opens an object.
-    """
-    decoder = json.JSONDecoder()
-    pos, n = start, len(text)
-    while pos < n:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= n or text[pos] == "]":
-            return
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            yield Problem(file=file, line=_line_of(text, exc.pos), reason="malformed_json",
-                          detail=exc.msg)
-            nxt = text.find("\n", exc.pos)
-            while nxt != -1 and not text[nxt + 1 : nxt + 2 + 8].lstrip().startswith("{"):
-                nxt = text.find("\n", nxt + 1)
-            if nxt == -1:
-                return
-            pos = nxt + 1
-            continue
-        yield Raw(file=file, line=_line_of(text, pos), data=value)
-        pos = end
-
-
-def read_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
-                 ) -> Iterator[Raw | Problem]:
-    """Yield raw records (or problems) from one file, with 1-based line numbers."""
-    file = str(path)
-    with path.open("rb") as fh:
-        head = fh.read(4096).lstrip()
-        fh.seek(0)
-        if head.startswith(b"["):
-            # A JSON array (HotpotQA ships one): decode the whole text, element by element.
-            data = fh.read()
-            on_bytes(len(data))
-            text, problems = _decode(data, file, 1)
-            yield from problems
-            yield from _decode_stream(text, file, start=text.index("[") + 1)
-            return
-        lineno = 0
-        for raw_line in fh:
-            lineno += 1
-            on_bytes(len(raw_line))
-            if not raw_line.strip():
-                continue
-            line, problems = _decode(raw_line, file, lineno)
-            yield from problems
-            try:
-                yield Raw(file=file, line=lineno, data=json.loads(line))
-            except json.JSONDecodeError as exc:
-                if lineno == 1 and line.strip() in ("{", "{\n"):
-                    # A pretty-printed object (or several): decode the file as a stream.
-                    fh.seek(0)
-                    text, problems = _decode(fh.read(), file, 1)
-                    yield from problems
-                    yield from _decode_stream(text, file)
-                    return
-                yield Problem(file=file, line=lineno, reason="malformed_json", detail=exc.msg)
-
-
 # -- normalising -----------------------------------------------------------------------
 def normalise_url(url: str) -> str:
     """Canonical URL for document identity: case-folded scheme/host, no fragment,
-    no default port, no trailing slash on a non-root path."""
-    parts = urlsplit(url.strip())
+    no default port, no trailing slash on a non-root path. A URL that cannot be split
+    (port 99999, a broken IPv6 literal) is its own identity: the fetch stage records it
+    as ``invalid_url``; it must not stop the ingest."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url.strip()
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
-    port = parts.port
     if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
         host = f"{host}:{port}"
     path = parts.path or "/"
@@ -240,6 +150,12 @@ def _sources(items: Any, raw: Raw, problems: list[Problem],
                 file=raw.file, line=raw.line, reason="bad_source", fatal=False,
                 detail=f"sources[{i}].{'.'.join(map(str, err['loc']))}: {err['msg']}"))
             continue
+        try:
+            check_scheme_and_host(src.url)
+        except BlockedURL as exc:
+            if exc.reason == "invalid_url":  # kept: the fetch stage records it as such
+                problems.append(Problem(file=raw.file, line=raw.line, reason="invalid_url",
+                                        detail=f"sources[{i}].url: {exc.detail}", fatal=False))
         if src.id in sources:
             problems.append(Problem(file=raw.file, line=raw.line, reason="duplicate_source_id",
                                     detail=f"source id {src.id} repeated; first kept",
@@ -363,6 +279,12 @@ def normalise(raw: Raw, fmt: str, dataset: str) -> tuple[AgentLog | None, list[P
 
 
 # -- graph rows ------------------------------------------------------------------------
+def content_hash(log: AgentLog) -> str:
+    """What a record says, for telling a re-ingest (same hash) from a conflict."""
+    return stable_id("log", json.dumps(log.model_dump(mode="json"), sort_keys=True,
+                                       ensure_ascii=False))
+
+
 def graph_plan(log: AgentLog, parsed: ParsedTranscript, raw: Raw, plan: WritePlan,
                ) -> list[Problem]:
     """Add the rows of one seed graph to ``plan``; return warnings (dangling citations)."""
@@ -370,7 +292,7 @@ def graph_plan(log: AgentLog, parsed: ParsedTranscript, raw: Raw, plan: WritePla
     qid = log.key
     plan.add("ingest/queries", [QueryNode(
         id=qid, text=log.question, dataset=log.dataset, source=log.format,
-        source_file=raw.file, source_line=raw.line).row()])
+        source_file=raw.file, source_line=raw.line, content_hash=content_hash(log)).row()])
     docs = {s.id: document_id(s.url) for s in log.sources}
     plan.add("ingest/documents", [
         {**DocumentNode(id=docs[s.id], url=s.url, title=s.title).row(),
@@ -438,6 +360,30 @@ def graph_plan(log: AgentLog, parsed: ParsedTranscript, raw: Raw, plan: WritePla
 
 
 # -- the stage -------------------------------------------------------------------------
+@dataclass
+class _Pending:
+    """One accepted record waiting in the current batch."""
+
+    raw: Raw
+    key: str
+    hash: str
+    plan: WritePlan
+
+
+def _failure(exc: Exception) -> tuple[str, str]:
+    """A record's unexpected exception as (reason, detail): the record's, not the run's."""
+    if isinstance(exc, RecursionError):
+        return "too_deep", "nested too deep to process"
+    if isinstance(exc, UnicodeError):
+        return "invalid_unicode", str(exc)[:200]
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        return "invalid_field", f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+    if isinstance(exc, ValueError):
+        return "invalid_field", str(exc)[:200]
+    return "internal_error", f"{type(exc).__name__}: {exc}"[:200]
+
+
 def ingest(
     store: Store,
     paths: Iterable[Path],
@@ -448,21 +394,29 @@ def ingest(
     on_problem: Callable[[Problem], None] = lambda p: None,
     flush_rows: int = FLUSH_ROWS,
 ) -> IngestReport:
-    """Ingest log files into ``store``. ``dataset`` defaults to each file's stem."""
+    """Ingest log files into ``store``. ``dataset`` defaults to each file's stem.
+
+    Every record is read, validated and planned on its own: whatever goes wrong with one
+    is that record's problem. A record whose id is already in the graph (or earlier in
+    this run) with different content is a ``conflict`` and is not written; the same
+    content again is a no-op (MERGE)."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     parser = parser or RuleStepParser()
     paths = [Path(p) for p in paths]
     for p in paths:
         if not p.is_file():
-            raise InputError(f"no such log file: {p}")
+            raise NotFoundError(f"no such log file: {p}")
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths])
     rejected: Counter[str] = Counter()
     warnings: Counter[str] = Counter()
     formats: Counter[str] = Counter()
     writes = WriteStats()
-    plan, pending = WritePlan(WRITE_ORDER), 0
+    batch: list[_Pending] = []
+    batch_rows = 0
+    # key -> content hash of every record accepted in this run (24 + 24 chars per record).
+    seen: dict[str, str] = {}
 
     def note(problem: Problem) -> None:
         (rejected if problem.fatal else warnings)[problem.reason] += 1
@@ -470,11 +424,60 @@ def ingest(
             report.problems.append(problem)
         on_problem(problem)
 
+    def reject(raw: Raw, reason: str, detail: str) -> None:
+        report.rejected += 1
+        note(Problem(file=raw.file, line=raw.line, reason=reason, detail=detail))
+
     def flush() -> None:
-        nonlocal plan, pending
-        writes.merge(store.write_plan(plan))
-        report.ingested += pending
-        plan, pending = WritePlan(WRITE_ORDER), 0
+        nonlocal batch, batch_rows
+        stored = {r["id"]: r["hash"] for r in store.query(
+            "ingest/content_hashes", ids=[p.key for p in batch])}
+        plan, accepted = WritePlan(WRITE_ORDER), []
+        for p in batch:
+            # A node without a hash predates conflict checks: the record is taken as is.
+            if stored.get(p.key) not in (None, p.hash):
+                reject(p.raw, "conflict", f"record id {p.key} is already in the graph with "
+                                          "different content; not merged (ingest it under "
+                                          "another id or dataset)")
+                continue
+            for name, rows in p.plan.steps:
+                plan.add(name, rows)
+            accepted.append(p)
+        try:
+            writes.merge(store.write_plan(plan))
+            report.ingested += len(accepted)
+        except neo4j.exceptions.Neo4jError:
+            # The server refused the batch: find the record(s) it refuses, keep the rest.
+            for p in accepted:
+                try:
+                    writes.merge(store.write_plan(p.plan))
+                    report.ingested += 1
+                except neo4j.exceptions.Neo4jError as exc:
+                    reject(p.raw, "write_failed", f"{exc.code}: {exc.message}"[:200])
+        batch, batch_rows = [], 0
+
+    def accept(item: Raw, name: str) -> None:
+        nonlocal batch_rows
+        log, problems = normalise(item, fmt, name)
+        for problem in problems:
+            note(problem)
+        if log is None:
+            report.rejected += 1
+            return
+        digest = content_hash(log)
+        if seen.get(log.key, digest) != digest:
+            reject(item, "conflict", f"record id {log.key} appeared earlier in this run with "
+                                     "different content; the first is kept")
+            return
+        parsed = parser.parse(log.thinking, question=log.question, answer=log.answer)
+        plan = WritePlan(WRITE_ORDER)
+        warned = graph_plan(log, parsed, item, plan)
+        seen[log.key] = digest
+        formats[log.format] += 1
+        for problem in warned:
+            note(problem)
+        batch.append(_Pending(item, log.key, digest, plan))
+        batch_rows += plan.rows
 
     total = sum(p.stat().st_size for p in paths)
     with progress("ingest", total) as advance:
@@ -488,18 +491,11 @@ def ingest(
                     note(item)
                     continue
                 report.records += 1
-                log, problems = normalise(item, fmt, name)
-                for problem in problems:
-                    note(problem)
-                if log is None:
-                    report.rejected += 1
-                    continue
-                formats[log.format] += 1
-                parsed = parser.parse(log.thinking, question=log.question, answer=log.answer)
-                for problem in graph_plan(log, parsed, item, plan):
-                    note(problem)
-                pending += 1
-                if plan.rows >= flush_rows:
+                try:
+                    accept(item, name)
+                except Exception as exc:  # noqa: BLE001 - one record never ends the run
+                    reject(item, *_failure(exc))
+                if batch_rows >= flush_rows:
                     flush()
         flush()
     report.rejected_by_reason = dict(sorted(rejected.items()))

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import os
 import random
 import re
 import time
+import zlib
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -24,8 +26,9 @@ from typing import Any
 from urllib.parse import urljoin
 
 import httpx
+import zstandard
 from charset_normalizer import from_bytes
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from dwqa_graph import __version__
 from dwqa_graph._pool import process_pool
@@ -34,7 +37,7 @@ from dwqa_graph.errors import UsageError
 from dwqa_graph.graph.store import Store
 from dwqa_graph.models import stable_id
 from dwqa_graph.web.extract import extract
-from dwqa_graph.web.ssrf import BlockedURL, check_url
+from dwqa_graph.web.ssrf import BlockedURL, check_scheme_and_host, check_url, parse_allowed
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = (*HTML_TYPES, "text/plain")
@@ -43,6 +46,15 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 #: Less main text than this is boilerplate (a cookie notice, a nav bar), not a page.
 MIN_WORDS = 15
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+#: Content codings we decode ourselves, each with a bounded output (see ``decode_content``).
+#: Brotli is not among them (no decoder is installed), so it is neither asked for nor accepted.
+ACCEPT_ENCODING = "gzip, deflate, zstd"
+#: ``Content-Encoding: gzip, gzip, gzip`` is legal but no real server stacks codings; a
+#: longer chain is refused rather than decoded layer after layer.
+MAX_ENCODING_LAYERS = 2
+#: RFC 9659 caps a zstd window for HTTP at 8 MB; a frame asking for more is refused, so a
+#: crafted frame cannot make the decoder allocate a huge window.
+ZSTD_MAX_WINDOW = 8 << 20
 
 
 class FetchOptions(BaseModel):
@@ -51,16 +63,27 @@ class FetchOptions(BaseModel):
     concurrency: int = Field(32, ge=1, description="Downloads in flight, all hosts.")
     per_host: int = Field(8, ge=1, description="Downloads in flight per host.")
     timeout: float = Field(20.0, gt=0, description="Seconds for connect / each read.")
+    deadline: float = Field(60.0, gt=0, description="Seconds for a whole page: connect, "
+                            "headers, body, redirects and retries together.")
     retries: int = Field(2, ge=0, description="Extra attempts on 429, 5xx and network errors.")
     backoff: float = Field(0.5, ge=0, description="First retry delay; doubles per attempt.")
     max_bytes: int = Field(5_000_000, ge=1, description="Body size cap.")
     max_redirects: int = Field(5, ge=0)
     allow_private: bool = Field(False, description="Allow loopback/private addresses.")
-    allow_hosts: frozenset[str] = Field(frozenset(), description="Hosts exempt from the "
-                                        "private-address check (redirects are still checked).")
+    allow_hosts: frozenset[str] = Field(frozenset(), description="host:port pairs exempt "
+                                        "from the private-address check (only that port; "
+                                        "redirects are still checked).")
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1,
                          description="Extraction processes.")
     user_agent: str = f"dwqa-graph/{__version__} (+evaluation crawler)"
+
+    @field_validator("allow_hosts", mode="before")
+    @classmethod
+    def _host_ports(cls, value: Any) -> frozenset[str]:
+        try:
+            return frozenset(parse_allowed(str(v)) for v in value)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class FetchResult(BaseModel):
@@ -83,6 +106,12 @@ class FetchResult(BaseModel):
     version_id: str | None = None
     network_s: float = 0.0
     extract_s: float = 0.0
+
+    @field_validator("detail")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        # Error messages may quote hostile input (a lone surrogate cannot be stored).
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class FetchReport(BaseModel):
@@ -163,6 +192,80 @@ def extract_page(body: bytes, header_charset: str | None, content_type: str,
                 "extract_cpu_s": time.process_time() - cpu}
 
 
+# -- content decoding ------------------------------------------------------------------------
+def _too_large(limit: int) -> FetchFailure:
+    return FetchFailure("too_large", f"decoded body exceeds {limit} bytes")
+
+
+def _inflate(data: bytes, limit: int, wbits: int) -> bytes:
+    """zlib/gzip/raw deflate with at most ``limit`` bytes of output, whatever the ratio.
+
+    Concatenated gzip members are decoded one after another, as browsers do."""
+    out = bytearray()
+    while data:
+        d = zlib.decompressobj(wbits)
+        while not d.eof:
+            # max_length bounds each call; what did not fit waits in unconsumed_tail (or
+            # in zlib's window, which the next call with no new input drains).
+            chunk = d.decompress(data, limit + 1 - len(out))
+            data = d.unconsumed_tail
+            out += chunk
+            if len(out) > limit:
+                raise _too_large(limit)
+            if not chunk and not data:
+                return bytes(out)  # the stream stops short: keep what arrived
+        data = d.unused_data if wbits > 16 and d.unused_data.strip(b"\0") else b""
+    return bytes(out)
+
+
+def _zstd(data: bytes, limit: int) -> bytes:
+    dctx = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
+    out = bytearray()
+    with dctx.stream_reader(io.BytesIO(data), read_across_frames=True) as reader:
+        while chunk := reader.read(min(1 << 20, limit + 1 - len(out))):
+            out += chunk
+            if len(out) > limit:
+                raise _too_large(limit)
+    return bytes(out)
+
+
+def _deflate(data: bytes, limit: int) -> bytes:
+    # "deflate" is zlib-wrapped by the RFC, raw by some servers: try both, like browsers.
+    try:
+        return _inflate(data, limit, zlib.MAX_WBITS)
+    except zlib.error:
+        return _inflate(data, limit, -zlib.MAX_WBITS)
+
+
+_DECODERS = {
+    "gzip": lambda data, limit: _inflate(data, limit, 16 + zlib.MAX_WBITS),
+    "x-gzip": lambda data, limit: _inflate(data, limit, 16 + zlib.MAX_WBITS),
+    "deflate": _deflate,
+    "zstd": _zstd,
+}
+
+
+def decode_content(raw: bytes, content_encoding: str, limit: int) -> bytes:
+    """Undo ``Content-Encoding`` (a comma-separated chain, applied in order) with the size
+    cap on the DECODED bytes of every layer, so no ratio and no stacking gets past it.
+    Codings we cannot decode are refused: handing undecoded bytes on would be worse."""
+    codings = [c.strip().lower() for c in content_encoding.split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    unknown = [c for c in codings if c not in _DECODERS]
+    if unknown:
+        raise FetchFailure("unsupported_encoding", f"Content-Encoding {', '.join(unknown)}")
+    if len(codings) > MAX_ENCODING_LAYERS:
+        raise FetchFailure("unsupported_encoding", f"{len(codings)} stacked content codings "
+                           f"({content_encoding}); at most {MAX_ENCODING_LAYERS}")
+    data = raw
+    for coding in reversed(codings):
+        try:
+            data = _DECODERS[coding](data, limit)
+        except (zlib.error, zstandard.ZstdError) as exc:
+            raise FetchFailure("bad_encoding", f"{coding}: {exc}"[:200]) from exc
+    return data
+
+
 # -- download --------------------------------------------------------------------------------
 def _retry_after(resp: httpx.Response, default: float) -> float:
     value = resp.headers.get("retry-after")
@@ -185,7 +288,13 @@ async def _get_once(client: httpx.AsyncClient, url: str, opts: FetchOptions,
     current = url
     for _hop in range(opts.max_redirects + 1):
         await check_url(current, allow_private=opts.allow_private, allow_hosts=opts.allow_hosts)
-        async with client.stream("GET", current) as resp:
+        try:
+            request = client.build_request("GET", current,
+                                           headers={"accept-encoding": ACCEPT_ENCODING})
+        except Exception as exc:  # noqa: BLE001 - the guard passed it; the client did not
+            raise FetchFailure("invalid_url", f"{type(exc).__name__}: {exc}"[:200]) from exc
+        resp = await client.send(request, stream=True)
+        try:
             if resp.is_redirect and "location" in resp.headers:
                 nxt = urljoin(current, resp.headers["location"])
                 if nxt in seen:
@@ -200,24 +309,52 @@ async def _get_once(client: httpx.AsyncClient, url: str, opts: FetchOptions,
                 raise FetchFailure("unsupported_content_type", ctype,
                                    http_status=resp.status_code, content_type=ctype)
             length = resp.headers.get("content-length")
-            if length and length.isdigit() and int(length) > opts.max_bytes:
+            if length and length.isascii() and length.isdigit() and (
+                    len(length) > 18 or int(length) > opts.max_bytes):
                 raise FetchFailure("too_large", f"Content-Length {length} > {opts.max_bytes}")
+            # Raw bytes, capped as they arrive (endless streams, lying lengths); decoding
+            # comes after, capped again on its output (bombs, stacked codings).
             chunks, size = [], 0
-            async for chunk in resp.aiter_bytes():
+            async for chunk in resp.aiter_raw():
                 size += len(chunk)
                 if size > opts.max_bytes:
                     raise FetchFailure("too_large", f"body exceeds {opts.max_bytes} bytes")
                 chunks.append(chunk)
-            return resp, b"".join(chunks), current
+            raw = b"".join(chunks)
+            del chunks
+            body = decode_content(raw, resp.headers.get("content-encoding", ""), opts.max_bytes)
+            return resp, body, current
+        finally:
+            await resp.aclose()
     raise FetchFailure("too_many_redirects", f"more than {opts.max_redirects} redirects")
 
 
 async def download(client: httpx.AsyncClient, url: str, opts: FetchOptions,
                    ) -> tuple[httpx.Response, bytes, str]:
+    """GET with retries, all within ``opts.deadline`` seconds.
+
+    httpx's timeouts bound each connect and each read, so a server sending a byte a second
+    (headers or body) never trips them; the deadline bounds the page as a whole."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + opts.deadline
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await _download(client, url, opts, deadline)
+    except TimeoutError as exc:
+        if loop.time() < deadline:
+            raise  # not ours
+        raise FetchFailure("deadline", f"page not complete within {opts.deadline:g}s "
+                                       "(connect, headers, body and retries)") from exc
+
+
+async def _download(client: httpx.AsyncClient, url: str, opts: FetchOptions, deadline: float,
+                    ) -> tuple[httpx.Response, bytes, str]:
     """GET with retries (429/5xx/network errors, exponential backoff, Retry-After)."""
+    loop = asyncio.get_running_loop()
     delay = opts.backoff
     for attempt in range(opts.retries + 1):
-        last = attempt == opts.retries
+        # No retry whose wait alone would run past the deadline: report this attempt instead.
+        last = attempt == opts.retries or loop.time() + delay >= deadline
         try:
             resp, body, final = await _get_once(client, url, opts)
         except httpx.TimeoutException as exc:
@@ -232,6 +369,8 @@ async def download(client: httpx.AsyncClient, url: str, opts: FetchOptions,
                 raise FetchFailure("tls_error", msg[:200]) from exc
             if last:
                 raise FetchFailure("connect_error", msg[:200]) from exc
+        except httpx.InvalidURL as exc:  # e.g. a port the client refuses at connect time
+            raise FetchFailure("invalid_url", str(exc)[:200]) from exc
         except (httpx.TransportError, httpx.DecodingError) as exc:
             if last:
                 raise FetchFailure("network_error", f"{type(exc).__name__}: {exc}"[:200]) from exc
@@ -239,6 +378,8 @@ async def download(client: httpx.AsyncClient, url: str, opts: FetchOptions,
             if resp.status_code not in RETRY_STATUS or last:
                 return resp, body, final
             delay = _retry_after(resp, delay)
+            if loop.time() + delay >= deadline:
+                return resp, body, final
         await asyncio.sleep(delay * (1 + random.random() * 0.1))  # noqa: S311 - jitter only
         delay *= 2
     raise AssertionError("unreachable")
@@ -273,6 +414,9 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
             try:
                 out = await loop.run_in_executor(pool, extract_page, body, charset, ctype,
                                                  base["final_url"])
+            except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OOM killer
+                out = {"reason": "extract_error", "detail": f"{type(exc).__name__}: {exc}"[:300],
+                       "extract_s": 0.0, "extract_cpu_s": 0.0}
             finally:
                 extract_slots.release()
             totals["extract"] += out.pop("extract_s")
@@ -287,42 +431,53 @@ async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
         async def worker(client: httpx.AsyncClient) -> None:
             while not queue.empty():
                 doc = queue.get_nowait()
-                host = httpx.URL(doc["url"]).host if doc["url"].startswith("http") else ""
-                base: dict[str, Any] = {"document_id": doc["id"], "url": doc["url"],
-                                        "fetched_at": now_iso()}
-                t0 = time.perf_counter()
                 try:
-                    async with per_host[host]:
-                        # Network time starts once the host slot is ours: waiting for a
-                        # slot is politeness, not the network.
-                        t0 = time.perf_counter()
-                        resp, body, final = await download(client, doc["url"], opts)
-                except (FetchFailure, BlockedURL) as exc:
-                    info = getattr(exc, "info", {})
-                    await on_result(FetchResult(**base, reason=exc.reason, detail=exc.detail,
-                                                network_s=time.perf_counter() - t0, **info))
+                    await one(client, doc)
+                except Exception as exc:  # noqa: BLE001 - one page never ends the run
+                    await on_result(FetchResult(
+                        document_id=doc["id"], url=doc["url"], fetched_at=now_iso(),
+                        reason="error", detail=f"{type(exc).__name__}: {exc}"[:300]))
                     advance(1)
-                    continue
-                finally:
-                    totals["network"] += time.perf_counter() - t0
-                ctype = resp.headers.get("content-type", "text/html")
-                base.update(final_url=final, http_status=resp.status_code,
-                            content_type=ctype.split(";")[0].strip() or None,
-                            bytes=len(body), network_s=time.perf_counter() - t0)
-                if resp.status_code >= 400:
-                    await on_result(FetchResult(**base, reason=f"http_{resp.status_code}",
-                                                detail=resp.reason_phrase))
-                    advance(1)
-                    continue
-                if not body.strip():
-                    await on_result(FetchResult(**base, reason="empty_body"))
-                    advance(1)
-                    continue
-                await extract_slots.acquire()
-                task = asyncio.create_task(finish(doc, base, body, resp.charset_encoding,
-                                                  base["content_type"] or "text/html"))
-                pending.add(task)
-                task.add_done_callback(pending.discard)
+
+        async def one(client: httpx.AsyncClient, doc: dict[str, str]) -> None:
+            base: dict[str, Any] = {"document_id": doc["id"], "url": doc["url"],
+                                    "fetched_at": now_iso()}
+            t0 = time.perf_counter()
+            try:
+                # An unusable URL is recorded like any other failure (invalid_url), so
+                # it is never pending again.
+                host = check_scheme_and_host(doc["url"])[0]
+                async with per_host[host]:
+                    # Network time starts once the host slot is ours: waiting for a
+                    # slot is politeness, not the network.
+                    t0 = time.perf_counter()
+                    resp, body, final = await download(client, doc["url"], opts)
+            except (FetchFailure, BlockedURL) as exc:
+                info = getattr(exc, "info", {})
+                await on_result(FetchResult(**base, reason=exc.reason, detail=exc.detail,
+                                            network_s=time.perf_counter() - t0, **info))
+                advance(1)
+                return
+            finally:
+                totals["network"] += time.perf_counter() - t0
+            ctype = resp.headers.get("content-type", "text/html")
+            base.update(final_url=final, http_status=resp.status_code,
+                        content_type=ctype.split(";")[0].strip() or None,
+                        bytes=len(body), network_s=time.perf_counter() - t0)
+            if resp.status_code >= 400:
+                await on_result(FetchResult(**base, reason=f"http_{resp.status_code}",
+                                            detail=resp.reason_phrase))
+                advance(1)
+                return
+            if not body.strip():
+                await on_result(FetchResult(**base, reason="empty_body"))
+                advance(1)
+                return
+            await extract_slots.acquire()
+            task = asyncio.create_task(finish(doc, base, body, resp.charset_encoding,
+                                              base["content_type"] or "text/html"))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
 
         async with httpx.AsyncClient(follow_redirects=False, timeout=timeout, limits=limits,
                                      headers={"user-agent": opts.user_agent},

@@ -9,20 +9,27 @@ same SearxNG client at a real SearxNG instance; nothing else changes.
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
 import json
 import math
 import multiprocessing
 import os
+import queue
 import re
+import selectors
+import socket
+import stat
 import sys
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from typing import Any, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pydantic import BaseModel
@@ -40,6 +47,14 @@ _MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNO
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
 # Below this many files a process pool is not worth starting.
 _POOL_MIN_FILES = 64
+#: Requests handled at once; more connections wait (as sockets, not threads).
+THREADS = 16
+#: Seconds a connection may stay silent, and the most a request's line and headers may take.
+IDLE_TIMEOUT = 10.0
+#: Connections waiting for their first byte beyond this many are closed at once.
+MAX_WAITING = 4096
+MAX_PAGENO = 1000
+MAX_QUERY_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -125,8 +140,11 @@ class PageIndex:
         """Index the folder's pages. ``workers`` (default: one per CPU, from 64 files on)
         extractor processes are used only where that is safe, see ``_can_fork``."""
         directory = Path(path)
+        inside = directory.resolve()
+        # Only regular files of this folder: a symlink to /etc/passwd is not a page.
         files = sorted(f for f in directory.iterdir() if f.suffix.lower() in CONTENT_TYPES
-                       and not f.name.startswith(".") and f.is_file())
+                       and not f.name.startswith(".") and f.is_file()
+                       and f.resolve().parent == inside)
         if workers is None:
             workers = min(os.cpu_count() or 1, 8) if len(files) >= _POOL_MIN_FILES else 1
         if workers > 1 and _can_fork():
@@ -169,29 +187,161 @@ class PageIndex:
         return self.search_page(query, limit)[1]
 
 
-class _Server(ThreadingHTTPServer):
+def _read_inside(directory: Path, name: str) -> bytes | None:
+    """The bytes of regular file ``directory/name`` if the file actually opened lies in
+    ``directory``, else None. Checked on the open descriptor, so a symlink swapped in
+    between a check and the read cannot lead outside; O_NONBLOCK so a FIFO cannot hang."""
+    try:
+        fd = os.open(directory / name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:  # no /proc (not Linux): the path check is the best there is
+            real = (directory / name).resolve()
+        if real.parent != directory or not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fh.read()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket reader for one request: each read waits at most ``idle`` seconds and all
+    of them end at ``deadline``, so a client trickling a byte at a time is cut off too."""
+
+    def __init__(self, sock: socket.socket, idle: float) -> None:
+        self.sock, self.idle = sock, idle
+        self.deadline = time.monotonic() + idle
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("request not received in time")
+        self.sock.settimeout(min(left, self.idle))
+        return self.sock.recv_into(buffer)
+
+
+class _Server(HTTPServer):
+    """An HTTP server with a fixed pool of request threads.
+
+    A new connection is parked in a selector until its first bytes arrive, and only then
+    handed to a thread: a thousand idle clients hold a thousand sockets, not a thousand
+    threads. Parked connections silent for ``idle`` seconds are closed; a request's line
+    and headers must arrive within ``idle`` seconds too (see ``_DeadlineReader``)."""
+
     web: LocalWeb
     # socketserver's default backlog of 5 makes a crawler with dozens of connections in
     # flight see SYN drops and 1 s connect retries; a real web server queues them.
     request_queue_size = 256
 
+    def __init__(self, address: tuple[str, int], threads: int, idle: float) -> None:
+        super().__init__(address, _Handler)
+        self.idle = idle
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix=f"localweb:{address[1]}")
+        self._selector = selectors.DefaultSelector()
+        self._new: queue.SimpleQueue[tuple[socket.socket, Any]] = queue.SimpleQueue()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        self._closing = False
+        self._dispatcher = threading.Thread(target=self._dispatch, daemon=True,
+                                            name=f"localweb-dispatch:{address[1]}")
+        self._dispatcher.start()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._new.put((request, client_address))
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # full: the dispatcher is awake anyway
+            self._wake_w.send(b"\0")
+
+    def _dispatch(self) -> None:
+        sel = self._selector
+        while not self._closing:
+            for key, _ in sel.select(timeout=0.25):
+                if key.data is None:
+                    try:
+                        while self._wake_r.recv(4096):
+                            pass
+                    except OSError:
+                        pass
+                    continue
+                sel.unregister(key.fileobj)
+                self._pool.submit(self._serve, cast(socket.socket, key.fileobj), key.data[0])
+            while True:
+                try:
+                    sock, addr = self._new.get_nowait()
+                except queue.Empty:
+                    break
+                if len(sel.get_map()) > MAX_WAITING:
+                    self.shutdown_request(sock)
+                    continue
+                sel.register(sock, selectors.EVENT_READ, (addr, time.monotonic() + self.idle))
+            now = time.monotonic()
+            for key in list(sel.get_map().values()):
+                if key.data is not None and key.data[1] < now:  # idle too long
+                    sel.unregister(key.fileobj)
+                    self.shutdown_request(key.fileobj)  # type: ignore[arg-type]
+        for key in list(sel.get_map().values()):
+            sel.unregister(key.fileobj)
+            if key.data is not None:
+                self.shutdown_request(key.fileobj)  # type: ignore[arg-type]
+
+    def _serve(self, sock: socket.socket, addr: Any) -> None:
+        try:
+            self.finish_request(sock, addr)
+        except Exception:  # noqa: BLE001 - one client's trouble is not the server's
+            self.handle_error(sock, addr)
+        finally:
+            self.shutdown_request(sock)
+
     def handle_error(self, request: object, client_address: object) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # clients hang up; that is fine
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
             super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._closing = True
+        self._wake()
+        self._dispatcher.join()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._selector.close()
+        self._wake_r.close()
+        self._wake_w.close()
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     server_version = "dwqa-localweb"
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle)
+        self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self.server.idle))
+
     def log_message(self, format: str, *args: object) -> None:
         pass  # one line per request would drown the demo's and the tests' output
 
     def do_GET(self) -> None:
-        self._respond(with_body=True)
+        self._guarded(with_body=True)
 
     def do_HEAD(self) -> None:
-        self._respond(with_body=False)
+        self._guarded(with_body=False)
+
+    def _guarded(self, with_body: bool) -> None:
+        self.connection.settimeout(self.server.idle)  # the answer gets its own time
+        try:
+            self._respond(with_body)
+        except (ConnectionError, TimeoutError):
+            raise
+        except Exception:  # noqa: BLE001 - a bug answers 500, it does not drop the client
+            self.close_connection = True
+            self._send(500, "text/plain; charset=utf-8", b"internal error\n", with_body)
 
     def _send(self, status: int, ctype: str, data: bytes, with_body: bool) -> None:
         self.send_response(status)
@@ -201,6 +351,23 @@ class _Handler(BaseHTTPRequestHandler):
         if with_body:
             self.wfile.write(data)
 
+    def _search_params(self, query: str) -> tuple[str, int] | str:
+        """(q, pageno), or why the parameters are refused."""
+        try:
+            params = {k: v[0] for k, v in parse_qs(query, max_num_fields=20).items()}
+        except ValueError:
+            return "too many parameters\n"
+        if params.get("format") != "json":
+            return "only format=json is served (a real SearxNG enables it in settings.yml)\n"
+        pageno = params.get("pageno", "1")
+        # isdigit() alone accepts "²" and other digits int() refuses.
+        if not (pageno.isascii() and pageno.isdigit() and 1 <= int(pageno) <= MAX_PAGENO):
+            return f"pageno must be a whole number from 1 to {MAX_PAGENO}\n"
+        q = params.get("q", "")
+        if len(q) > MAX_QUERY_CHARS:
+            return f"q longer than {MAX_QUERY_CHARS} characters\n"
+        return q, int(pageno)
+
     def _respond(self, with_body: bool) -> None:
         web, text = self.server.web, "text/plain; charset=utf-8"
         # Not urlsplit: it would read "//etc/passwd" as a host name and a path.
@@ -209,14 +376,11 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/":
             return self._send(200, "text/html; charset=utf-8", web.index_html(), with_body)
         if path == "/search":
-            params = {k: v[0] for k, v in parse_qs(query).items()}
-            if params.get("format") != "json":
-                msg = b"only format=json is served (a real SearxNG enables it in settings.yml)\n"
-                return self._send(400, text, msg, with_body)
-            pageno = int(params["pageno"]) if params.get("pageno", "").isdigit() else 1
-            q = params.get("q", "")
-            total, hits = web.index.search_page(q, PER_PAGE, (max(pageno, 1) - 1) * PER_PAGE,
-                                                web.url)
+            checked = self._search_params(query)
+            if isinstance(checked, str):
+                return self._send(400, text, checked.encode(), with_body)
+            q, pageno = checked
+            total, hits = web.index.search_page(q, PER_PAGE, (pageno - 1) * PER_PAGE, web.url)
             results = [{**h.model_dump(), "engine": "dwqa-local"} for h in hits]
             doc = {"query": q, "number_of_results": total, "results": results, "answers": [],
                    "suggestions": [], "unresponsive_engines": []}
@@ -225,22 +389,22 @@ class _Handler(BaseHTTPRequestHandler):
         name = path[1:]
         if "\0" in name or any(seg in (".", "..") for seg in re.split(r"[/\\]", name)):
             return self._send(400, text, b"bad path\n", with_body)
-        # Only plain, visible files directly in the folder; resolve() also catches symlinks out.
+        # Only plain, visible files directly in the folder, checked on the opened file.
         if (any(c in name for c in "/\\:") or name.startswith(".")
-                or not (file := web.directory / name).is_file()
-                or file.resolve().parent != web.directory):
+                or (body := _read_inside(web.directory, name)) is None):
             return self._send(404, text, b"not found\n", with_body)
-        ctype = CONTENT_TYPES.get(file.suffix.lower(), "application/octet-stream")
-        self._send(200, ctype, file.read_bytes(), with_body)
+        ctype = CONTENT_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
+        self._send(200, ctype, body, with_body)
 
 
 class LocalWeb:
     """A running local web: ``with serve("examples/web") as web: httpx.get(web.url + ...)``."""
 
-    def __init__(self, directory: Path, index: PageIndex, host: str, port: int) -> None:
+    def __init__(self, directory: Path, index: PageIndex, host: str, port: int,
+                 threads: int = THREADS, idle: float = IDLE_TIMEOUT) -> None:
         self.directory = directory.resolve()
         self.index = index
-        self._server = _Server((host, port), _Handler)
+        self._server = _Server((host, port), threads, idle)
         self._server.web = self
         self.port: int = self._server.server_address[1]
         self.url = f"http://{host}:{self.port}"
@@ -269,14 +433,17 @@ class LocalWeb:
 
 
 def serve(directory: str | Path, host: str = "127.0.0.1", port: int = 0,
-          index: PageIndex | None = None) -> LocalWeb:
-    """Index ``directory`` (unless ``index`` is given) and serve it; port 0 picks a free one."""
+          index: PageIndex | None = None, threads: int = THREADS,
+          idle: float = IDLE_TIMEOUT) -> LocalWeb:
+    """Index ``directory`` (unless ``index`` is given) and serve it; port 0 picks a free one.
+    ``threads`` requests are handled at once; ``idle`` seconds end a silent connection."""
     index = PageIndex.from_dir(directory) if index is None else index
-    return LocalWeb(Path(directory), index, host, port)
+    return LocalWeb(Path(directory), index, host, port, threads, idle)
 
 
-def serve_forever(directory: str | Path, host: str = "127.0.0.1", port: int = 8765) -> None:
-    with serve(directory, host, port) as web:
+def serve_forever(directory: str | Path, host: str = "127.0.0.1", port: int = 8765,
+                  threads: int = THREADS, idle: float = IDLE_TIMEOUT) -> None:
+    with serve(directory, host, port, threads=threads, idle=idle) as web:
         print(f"serving {len(web.index.pages)} pages from {directory} at {web.url} "
               f"(search: {web.url}/search?q=...&format=json)", file=sys.stderr, flush=True)
         try:

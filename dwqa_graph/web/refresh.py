@@ -51,6 +51,11 @@ def refresh(store: Store, client: SearchClient, *, round_t: int | None = None, l
             failures["search_error"] += 1
             continue
         for hit in hits:
+            try:  # a search engine's JSON can carry lone surrogates; Neo4j cannot store them
+                f"{hit.url}{hit.title}{hit.content}".encode()
+            except UnicodeEncodeError:
+                failures["invalid_unicode"] += 1
+                continue
             rows.append({"id": document_id(hit.url), "url": hit.url, "title": hit.title,
                          "query_id": q["id"], "rank": hit.rank, "cite": None,
                          "snippet": hit.content, "round": t, "engine": client.name})

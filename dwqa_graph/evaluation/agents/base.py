@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import ipaddress
 import re
 import threading
 from collections.abc import Coroutine, Iterable
@@ -147,16 +146,6 @@ atexit.register(LLM_LOOP.close)
 
 
 # -- the baseline: where page text comes from ---------------------------------------------
-def is_loopback(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from dwqa_graph.evaluation.agents.base import (
     RetrievedDoc,
     failed,
     http_url,
-    is_loopback,
     short_answer,
 )
 from dwqa_graph.evaluation.reader import (
@@ -36,7 +35,7 @@ from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import AGENTS
 from dwqa_graph.web.fetch import FetchFailure, FetchOptions, download, extract_page
 from dwqa_graph.web.search import GraphSearch, SearchClient, SearchResult, SearxngClient
-from dwqa_graph.web.ssrf import BlockedURL
+from dwqa_graph.web.ssrf import BlockedURL, check_scheme_and_host, host_port
 
 
 class PageRead(BaseModel):
@@ -211,6 +210,15 @@ class BaselineAgent:
 # -- python callables -------------------------------------------------------------------------
 
 
+def _endpoint_host(url: str) -> frozenset[str]:
+    """The search endpoint's own ``host:port``, to exempt it (and nothing else)."""
+    try:
+        host, port = check_scheme_and_host(url)
+    except BlockedURL as exc:
+        raise AgentError(f"baseline:{url!r}: {exc.detail}") from exc
+    return frozenset({host_port(host, port)})
+
+
 @AGENTS.register("baseline", arg="SEARXNG_URL?",
                  summary="built-in web agent, no model: the graph's full-text index, or a "
                          "SearxNG(-compatible) endpoint at SEARXNG_URL and the pages it finds")
@@ -224,9 +232,11 @@ def baseline_agent(arg: str | None, ctx: AgentContext) -> BaselineAgent:
                              reader_llm=ctx.reader_llm)
     url = http_url("baseline", arg)
     client = SearxngClient(url, timeout=ctx.timeout)
-    # A SearxNG on loopback is the local web (`dwqa web serve`), whose pages are on
-    # loopback too; a remote one returns public pages, and its results are untrusted.
-    options = FetchOptions(allow_private=is_loopback(url), timeout=ctx.timeout, retries=1,
-                           workers=1)
+    # Result URLs are untrusted wherever the engine runs: the SSRF guard stays on for
+    # every page. Only the search endpoint's own host:port is exempt, which is where
+    # the local web (`dwqa web serve`) serves its pages; any other loopback or private
+    # service a result points at stays blocked.
+    options = FetchOptions(allow_hosts=_endpoint_host(url), timeout=ctx.timeout,
+                           deadline=ctx.timeout, retries=1, workers=1)
     return BaselineAgent(spec, client, WebPages(options), reader_llm=ctx.reader_llm,
                          close=client.close)

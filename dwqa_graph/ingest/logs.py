@@ -384,6 +384,105 @@ def _failure(exc: Exception) -> tuple[str, str]:
     return "internal_error", f"{type(exc).__name__}: {exc}"[:200]
 
 
+class _Ingestion:
+    """One ingest run's state: the counters of the report, the pending write batch, and the
+    content hash of every record accepted so far (24 + 24 chars per record)."""
+
+    def __init__(self, store: Store, report: IngestReport, *, fmt: str, parser: StepParser,
+                 on_problem: Callable[[Problem], None]) -> None:
+        self.store, self.report, self.fmt, self.parser = store, report, fmt, parser
+        self.on_problem = on_problem
+        self.rejected: Counter[str] = Counter()
+        self.warnings: Counter[str] = Counter()
+        self.formats: Counter[str] = Counter()
+        self.writes = WriteStats()
+        self.batch: list[_Pending] = []
+        self.batch_rows = 0
+        self.seen: dict[str, str] = {}
+
+    def note(self, problem: Problem) -> None:
+        (self.rejected if problem.fatal else self.warnings)[problem.reason] += 1
+        if len(self.report.problems) < MAX_REPORTED_PROBLEMS:
+            self.report.problems.append(problem)
+        self.on_problem(problem)
+
+    def reject(self, raw: Raw, reason: str, detail: str) -> None:
+        self.report.rejected += 1
+        self.note(Problem(file=raw.file, line=raw.line, reason=reason, detail=detail))
+
+    def flush(self) -> None:
+        stored = {r["id"]: r["hash"] for r in self.store.query(
+            "ingest/content_hashes", ids=[p.key for p in self.batch])}
+        plan, accepted = WritePlan(WRITE_ORDER), []
+        for p in self.batch:
+            # A node without a hash predates conflict checks: the record is taken as is.
+            if stored.get(p.key) not in (None, p.hash):
+                self.reject(p.raw, "conflict", f"record id {p.key} is already in the graph "
+                                               "with different content; not merged (ingest "
+                                               "it under another id or dataset)")
+                continue
+            for name, rows in p.plan.steps:
+                plan.add(name, rows)
+            accepted.append(p)
+        try:
+            self.writes.merge(self.store.write_plan(plan))
+            self.report.ingested += len(accepted)
+        except neo4j.exceptions.Neo4jError:
+            # The server refused the batch: find the record(s) it refuses, keep the rest.
+            for p in accepted:
+                try:
+                    self.writes.merge(self.store.write_plan(p.plan))
+                    self.report.ingested += 1
+                except neo4j.exceptions.Neo4jError as exc:
+                    self.reject(p.raw, "write_failed", f"{exc.code}: {exc.message}"[:200])
+        self.batch, self.batch_rows = [], 0
+
+    def accept(self, item: Raw, name: str) -> None:
+        log, problems = normalise(item, self.fmt, name)
+        for problem in problems:
+            self.note(problem)
+        if log is None:
+            self.report.rejected += 1
+            return
+        digest = content_hash(log)
+        if self.seen.get(log.key, digest) != digest:
+            self.reject(item, "conflict", f"record id {log.key} appeared earlier in this run "
+                                          "with different content; the first is kept")
+            return
+        parsed = self.parser.parse(log.thinking, question=log.question, answer=log.answer)
+        plan = WritePlan(WRITE_ORDER)
+        warned = graph_plan(log, parsed, item, plan)
+        self.seen[log.key] = digest
+        self.formats[log.format] += 1
+        for problem in warned:
+            self.note(problem)
+        self.batch.append(_Pending(item, log.key, digest, plan))
+        self.batch_rows += plan.rows
+
+    def read(self, item: Raw | Problem, name: str) -> None:
+        if isinstance(item, Problem):
+            if item.fatal:
+                self.report.records += 1
+                self.report.rejected += 1
+            self.note(item)
+            return
+        self.report.records += 1
+        try:
+            self.accept(item, name)
+        except Exception as exc:  # noqa: BLE001 - one record never ends the run
+            self.reject(item, *_failure(exc))
+
+    def finish(self, started: float) -> IngestReport:
+        self.flush()
+        report = self.report
+        report.rejected_by_reason = dict(sorted(self.rejected.items()))
+        report.warnings_by_reason = dict(sorted(self.warnings.items()))
+        report.formats = dict(sorted(self.formats.items()))
+        report.writes = self.writes.as_dict()
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+
 def ingest(
     store: Store,
     paths: Iterable[Path],
@@ -402,105 +501,17 @@ def ingest(
     content again is a no-op (MERGE)."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    parser = parser or RuleStepParser()
     paths = [Path(p) for p in paths]
     for p in paths:
         if not p.is_file():
             raise NotFoundError(f"no such log file: {p}")
     started = time.perf_counter()
-    report = IngestReport(files=[str(p) for p in paths])
-    rejected: Counter[str] = Counter()
-    warnings: Counter[str] = Counter()
-    formats: Counter[str] = Counter()
-    writes = WriteStats()
-    batch: list[_Pending] = []
-    batch_rows = 0
-    # key -> content hash of every record accepted in this run (24 + 24 chars per record).
-    seen: dict[str, str] = {}
-
-    def note(problem: Problem) -> None:
-        (rejected if problem.fatal else warnings)[problem.reason] += 1
-        if len(report.problems) < MAX_REPORTED_PROBLEMS:
-            report.problems.append(problem)
-        on_problem(problem)
-
-    def reject(raw: Raw, reason: str, detail: str) -> None:
-        report.rejected += 1
-        note(Problem(file=raw.file, line=raw.line, reason=reason, detail=detail))
-
-    def flush() -> None:
-        nonlocal batch, batch_rows
-        stored = {r["id"]: r["hash"] for r in store.query(
-            "ingest/content_hashes", ids=[p.key for p in batch])}
-        plan, accepted = WritePlan(WRITE_ORDER), []
-        for p in batch:
-            # A node without a hash predates conflict checks: the record is taken as is.
-            if stored.get(p.key) not in (None, p.hash):
-                reject(p.raw, "conflict", f"record id {p.key} is already in the graph with "
-                                          "different content; not merged (ingest it under "
-                                          "another id or dataset)")
-                continue
-            for name, rows in p.plan.steps:
-                plan.add(name, rows)
-            accepted.append(p)
-        try:
-            writes.merge(store.write_plan(plan))
-            report.ingested += len(accepted)
-        except neo4j.exceptions.Neo4jError:
-            # The server refused the batch: find the record(s) it refuses, keep the rest.
-            for p in accepted:
-                try:
-                    writes.merge(store.write_plan(p.plan))
-                    report.ingested += 1
-                except neo4j.exceptions.Neo4jError as exc:
-                    reject(p.raw, "write_failed", f"{exc.code}: {exc.message}"[:200])
-        batch, batch_rows = [], 0
-
-    def accept(item: Raw, name: str) -> None:
-        nonlocal batch_rows
-        log, problems = normalise(item, fmt, name)
-        for problem in problems:
-            note(problem)
-        if log is None:
-            report.rejected += 1
-            return
-        digest = content_hash(log)
-        if seen.get(log.key, digest) != digest:
-            reject(item, "conflict", f"record id {log.key} appeared earlier in this run with "
-                                     "different content; the first is kept")
-            return
-        parsed = parser.parse(log.thinking, question=log.question, answer=log.answer)
-        plan = WritePlan(WRITE_ORDER)
-        warned = graph_plan(log, parsed, item, plan)
-        seen[log.key] = digest
-        formats[log.format] += 1
-        for problem in warned:
-            note(problem)
-        batch.append(_Pending(item, log.key, digest, plan))
-        batch_rows += plan.rows
-
-    total = sum(p.stat().st_size for p in paths)
-    with progress("ingest", total) as advance:
+    run = _Ingestion(store, IngestReport(files=[str(p) for p in paths]), fmt=fmt,
+                     parser=parser or RuleStepParser(), on_problem=on_problem)
+    with progress("ingest", sum(p.stat().st_size for p in paths)) as advance:
         for path in paths:
-            name = dataset or path.stem
             for item in read_records(path, on_bytes=advance):
-                if isinstance(item, Problem):
-                    if item.fatal:
-                        report.records += 1
-                        report.rejected += 1
-                    note(item)
-                    continue
-                report.records += 1
-                try:
-                    accept(item, name)
-                except Exception as exc:  # noqa: BLE001 - one record never ends the run
-                    reject(item, *_failure(exc))
-                if batch_rows >= flush_rows:
-                    flush()
-        flush()
-    report.rejected_by_reason = dict(sorted(rejected.items()))
-    report.warnings_by_reason = dict(sorted(warnings.items()))
-    report.formats = dict(sorted(formats.items()))
-    report.writes = writes.as_dict()
-    report.seconds = round(time.perf_counter() - started, 3)
-    return report
+                run.read(item, dataset or path.stem)
+                if run.batch_rows >= flush_rows:
+                    run.flush()
+        return run.finish(started)

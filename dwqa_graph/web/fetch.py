@@ -20,6 +20,7 @@ import re
 import time
 import zlib
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -386,107 +387,118 @@ async def _download(client: httpx.AsyncClient, url: str, opts: FetchOptions, dea
 
 
 # -- the stage -------------------------------------------------------------------------------
+class _FetchRun:
+    """One ``fetch_all``: downloads on the event loop, extraction in a process pool, and the
+    time spent in each (for the report's utilisation figures)."""
+
+    def __init__(self, opts: FetchOptions, on_result: Any, pool: Any,
+                 advance: Callable[[int], None]) -> None:
+        self.opts, self.on_result, self.pool, self.advance = opts, on_result, pool, advance
+        self.per_host: defaultdict[str, asyncio.Semaphore] = defaultdict(
+            lambda: asyncio.Semaphore(opts.per_host))
+        # Bounded hand-off to the extraction pool: downloads keep going while workers are
+        # busy, but never pile up more than a few pages per worker in memory.
+        self.extract_slots = asyncio.Semaphore(opts.workers * 4)
+        self.pending: set[asyncio.Task[None]] = set()
+        self.totals = {"network": 0.0, "extract": 0.0, "extract_cpu": 0.0}
+
+    async def record(self, result: FetchResult) -> None:
+        await self.on_result(result)
+        self.advance(1)
+
+    async def extract(self, doc: dict[str, str], base: dict[str, Any], body: bytes,
+                      charset: str | None, ctype: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            out = await loop.run_in_executor(self.pool, extract_page, body, charset, ctype,
+                                             base["final_url"])
+        except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OOM killer
+            out = {"reason": "extract_error", "detail": f"{type(exc).__name__}: {exc}"[:300],
+                   "extract_s": 0.0, "extract_cpu_s": 0.0}
+        finally:
+            self.extract_slots.release()
+        self.totals["extract"] += out.pop("extract_s")
+        self.totals["extract_cpu"] += out.pop("extract_cpu_s")
+        result = FetchResult(**base, **out)
+        if result.reason == "ok" and result.text:
+            result.content_hash = hashlib.sha256(result.text.encode()).hexdigest()
+            result.version_id = stable_id(doc["id"], "text", result.text)
+        await self.record(result)
+
+    async def worker(self, client: httpx.AsyncClient, queue: asyncio.Queue[dict[str, str]]
+                     ) -> None:
+        while not queue.empty():
+            doc = queue.get_nowait()
+            try:
+                await self.one(client, doc)
+            except Exception as exc:  # noqa: BLE001 - one page never ends the run
+                await self.record(FetchResult(
+                    document_id=doc["id"], url=doc["url"], fetched_at=now_iso(),
+                    reason="error", detail=f"{type(exc).__name__}: {exc}"[:300]))
+
+    async def one(self, client: httpx.AsyncClient, doc: dict[str, str]) -> None:
+        base: dict[str, Any] = {"document_id": doc["id"], "url": doc["url"],
+                                "fetched_at": now_iso()}
+        t0 = time.perf_counter()
+        try:
+            # An unusable URL is recorded like any other failure (invalid_url), so it is
+            # never pending again.
+            host = check_scheme_and_host(doc["url"])[0]
+            async with self.per_host[host]:
+                # Network time starts once the host slot is ours: waiting for a slot is
+                # politeness, not the network.
+                t0 = time.perf_counter()
+                resp, body, final = await download(client, doc["url"], self.opts)
+        except (FetchFailure, BlockedURL) as exc:
+            info = getattr(exc, "info", {})
+            await self.record(FetchResult(**base, reason=exc.reason, detail=exc.detail,
+                                          network_s=time.perf_counter() - t0, **info))
+            return
+        finally:
+            self.totals["network"] += time.perf_counter() - t0
+        ctype = resp.headers.get("content-type", "text/html")
+        base.update(final_url=final, http_status=resp.status_code,
+                    content_type=ctype.split(";")[0].strip() or None,
+                    bytes=len(body), network_s=time.perf_counter() - t0)
+        if resp.status_code >= 400:
+            await self.record(FetchResult(**base, reason=f"http_{resp.status_code}",
+                                          detail=resp.reason_phrase))
+            return
+        if not body.strip():
+            await self.record(FetchResult(**base, reason="empty_body"))
+            return
+        await self.extract_slots.acquire()
+        task = asyncio.create_task(self.extract(doc, base, body, resp.charset_encoding,
+                                                base["content_type"] or "text/html"))
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+    async def run(self, docs: list[dict[str, str]]) -> None:
+        queue: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+        for d in docs:
+            queue.put_nowait(d)
+        opts = self.opts
+        limits = httpx.Limits(max_connections=opts.concurrency,
+                              max_keepalive_connections=opts.concurrency)
+        timeout = httpx.Timeout(opts.timeout, connect=min(opts.timeout, 10.0))
+        async with httpx.AsyncClient(follow_redirects=False, timeout=timeout, limits=limits,
+                                     headers={"user-agent": opts.user_agent},
+                                     trust_env=False) as client:
+            await asyncio.gather(*(self.worker(client, queue)
+                                   for _ in range(min(opts.concurrency, max(len(docs), 1)))))
+            while self.pending:
+                await asyncio.gather(*list(self.pending))
+
+
 async def fetch_all(docs: list[dict[str, str]], opts: FetchOptions,
                     on_result: Any) -> FetchReport:
     """Fetch ``docs`` ([{id, url}]) and hand each FetchResult to ``await on_result(r)``."""
     report = FetchReport(documents=len(docs))
     started = time.perf_counter()
-    queue: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    for d in docs:
-        queue.put_nowait(d)
-    per_host: defaultdict[str, asyncio.Semaphore] = defaultdict(
-        lambda: asyncio.Semaphore(opts.per_host))
-    # Bounded hand-off to the extraction pool: downloads keep going while workers are busy,
-    # but never pile up more than a few pages per worker in memory.
-    extract_slots = asyncio.Semaphore(opts.workers * 4)
-    loop = asyncio.get_running_loop()
-    pending: set[asyncio.Task[None]] = set()
-    totals = {"network": 0.0, "extract": 0.0, "extract_cpu": 0.0}
-    limits = httpx.Limits(max_connections=opts.concurrency,
-                          max_keepalive_connections=opts.concurrency)
-    timeout = httpx.Timeout(opts.timeout, connect=min(opts.timeout, 10.0))
-
-    with process_pool(opts.workers) as pool, \
-            progress("fetch", len(docs)) as advance:
-
-        async def finish(doc: dict[str, str], base: dict[str, Any], body: bytes,
-                         charset: str | None, ctype: str) -> None:
-            try:
-                out = await loop.run_in_executor(pool, extract_page, body, charset, ctype,
-                                                 base["final_url"])
-            except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OOM killer
-                out = {"reason": "extract_error", "detail": f"{type(exc).__name__}: {exc}"[:300],
-                       "extract_s": 0.0, "extract_cpu_s": 0.0}
-            finally:
-                extract_slots.release()
-            totals["extract"] += out.pop("extract_s")
-            totals["extract_cpu"] += out.pop("extract_cpu_s")
-            result = FetchResult(**base, **out)
-            if result.reason == "ok" and result.text:
-                result.content_hash = hashlib.sha256(result.text.encode()).hexdigest()
-                result.version_id = stable_id(doc["id"], "text", result.text)
-            await on_result(result)
-            advance(1)
-
-        async def worker(client: httpx.AsyncClient) -> None:
-            while not queue.empty():
-                doc = queue.get_nowait()
-                try:
-                    await one(client, doc)
-                except Exception as exc:  # noqa: BLE001 - one page never ends the run
-                    await on_result(FetchResult(
-                        document_id=doc["id"], url=doc["url"], fetched_at=now_iso(),
-                        reason="error", detail=f"{type(exc).__name__}: {exc}"[:300]))
-                    advance(1)
-
-        async def one(client: httpx.AsyncClient, doc: dict[str, str]) -> None:
-            base: dict[str, Any] = {"document_id": doc["id"], "url": doc["url"],
-                                    "fetched_at": now_iso()}
-            t0 = time.perf_counter()
-            try:
-                # An unusable URL is recorded like any other failure (invalid_url), so
-                # it is never pending again.
-                host = check_scheme_and_host(doc["url"])[0]
-                async with per_host[host]:
-                    # Network time starts once the host slot is ours: waiting for a
-                    # slot is politeness, not the network.
-                    t0 = time.perf_counter()
-                    resp, body, final = await download(client, doc["url"], opts)
-            except (FetchFailure, BlockedURL) as exc:
-                info = getattr(exc, "info", {})
-                await on_result(FetchResult(**base, reason=exc.reason, detail=exc.detail,
-                                            network_s=time.perf_counter() - t0, **info))
-                advance(1)
-                return
-            finally:
-                totals["network"] += time.perf_counter() - t0
-            ctype = resp.headers.get("content-type", "text/html")
-            base.update(final_url=final, http_status=resp.status_code,
-                        content_type=ctype.split(";")[0].strip() or None,
-                        bytes=len(body), network_s=time.perf_counter() - t0)
-            if resp.status_code >= 400:
-                await on_result(FetchResult(**base, reason=f"http_{resp.status_code}",
-                                            detail=resp.reason_phrase))
-                advance(1)
-                return
-            if not body.strip():
-                await on_result(FetchResult(**base, reason="empty_body"))
-                advance(1)
-                return
-            await extract_slots.acquire()
-            task = asyncio.create_task(finish(doc, base, body, resp.charset_encoding,
-                                              base["content_type"] or "text/html"))
-            pending.add(task)
-            task.add_done_callback(pending.discard)
-
-        async with httpx.AsyncClient(follow_redirects=False, timeout=timeout, limits=limits,
-                                     headers={"user-agent": opts.user_agent},
-                                     trust_env=False) as client:
-            await asyncio.gather(*(worker(client) for _ in range(min(opts.concurrency,
-                                                                     max(len(docs), 1)))))
-            while pending:
-                await asyncio.gather(*list(pending))
-
+    with process_pool(opts.workers) as pool, progress("fetch", len(docs)) as advance:
+        run = _FetchRun(opts, on_result, pool, advance)
+        await run.run(docs)
+    totals = run.totals
     wall = time.perf_counter() - started
     report.seconds = round(wall, 3)
     report.pages_per_s = round(len(docs) / wall, 1) if wall else 0.0

@@ -35,10 +35,12 @@ def db_up(settings: Settings, as_json: bool) -> None:
     state = server.up(settings)
     with open_store(settings) as store:
         applied = store.apply_schema()
-    payload = {**state.__dict__, "schema": applied}
+    password_file = None if settings.uri_explicit else str(settings.password_file)
+    payload = {**state.__dict__, "schema": applied, "password_file": password_file}
     emit(as_json, payload, lambda: click.echo(
         f"Neo4j is up ({state.mode}) at {state.uri}"
-        + (f"; Browser: {state.browser}" if state.browser else "")))
+        + (f"; Browser: {state.browser}" if state.browser else "")
+        + (f" (user {settings.user}, password in {password_file})" if password_file else "")))
 
 
 @db.command("down")
@@ -67,6 +69,8 @@ def db_status(settings: Settings, as_json: bool) -> None:
         click.echo(f"{info['uri']}  Neo4j {info['version']} {info['edition']} ({info['mode']})")
         if info.get("browser"):
             click.echo(f"Browser: {info['browser']}")
+        if info.get("password_file"):
+            click.echo(f"user {settings.user}, password in {info['password_file']}")
         for label, n in info["counts"].items():
             click.echo(f"  {label:<16} {n:>10,}")
 

@@ -104,7 +104,11 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 @click.pass_obj
 @friendly_errors
 def cypher_cmd(settings: Settings, query: str, params: tuple[str, ...], as_json: bool) -> None:
-    """Run a read-only Cypher QUERY; rows as JSON (the server refuses writes)."""
+    """Run a read-only Cypher QUERY; rows as JSON.
+
+    Only read clauses and the read-only procedures db.labels, db.relationshipTypes,
+    db.propertyKeys, db.schema.*, db.index.fulltext.query* (no LOAD CSV, no SHOW/TERMINATE,
+    no dbms.*); it runs in a read transaction, so the server refuses writes too."""
     with open_store(settings) as store:
         rows = store.read(query, parse_params(params))
     emit(as_json, rows, lambda: _print_rows(rows))
@@ -128,7 +132,7 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
         listing = {n: queries.description(f"explore/{n}") for n in names}
         emit(as_json, listing, lambda: echo_lines(f"{n:<20} {d}" for n, d in listing.items()))
         return
-    text = queries.load(f"explore/{name}")
+    text = queries.load_from("explore", name)
     values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))
     values.update(parse_params(params))
     with open_store(settings) as store:

@@ -19,7 +19,7 @@ from neo4j.exceptions import ClientError, ServiceUnavailable
 
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import StoreError
-from dwqa_graph.graph import queries
+from dwqa_graph.graph import queries, readonly
 
 #: Rows per UNWIND: large enough to amortise round trips, small enough to keep
 #: transaction state modest on a 2-core machine.
@@ -137,7 +137,7 @@ class Store:
                 for stmt in queries.statements(queries.load(name)):
                     # Schema commands cannot run in an explicit transaction with data writes,
                     # so each goes in its own auto-commit transaction.
-                    session.run(Query(stmt)).consume()  # type: ignore[arg-type]
+                    session.run(Query(stmt)).consume()
                 session.run(
                     "MERGE (v:DwqaSchema {name: $name}) "
                     "ON CREATE SET v.applied_at = datetime()",
@@ -198,13 +198,22 @@ class Store:
         return self._read(queries.load(name), params, dict)
 
     def read(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run Cypher ``text`` in a READ transaction: the server refuses any write in it.
+        """Run ad-hoc Cypher ``text`` (``dwqa cypher``, ``dwqa query``) if it is a plain read:
+        allow-listed clauses and procedures (``readonly.check_text``), a plan without
+        updating, administrative or LOAD CSV operators (``readonly.check_plan``, in the same
+        transaction), and a READ transaction, in which the server refuses any write.
         Nodes, relationships and paths in the result become plain dicts."""
-        return self._read(text, params or {}, neo4j.Record.data)
+        readonly.check_text(text)
+        return self._read(text, params or {}, neo4j.Record.data, explain_first=True)
 
     def _read(self, text: str, params: dict[str, Any],
-              convert: Callable[[neo4j.Record], dict[str, Any]]) -> list[dict[str, Any]]:
+              convert: Callable[[neo4j.Record], dict[str, Any]],
+              explain_first: bool = False) -> list[dict[str, Any]]:
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            if explain_first:
+                # EXPLAIN plans without running; a parse error surfaces here as a ClientError.
+                explained = "EXPLAIN " + text
+                readonly.check_plan(tx.run(explained, params).consume().plan)
             return [convert(r) for r in tx.run(text, params)]
 
         with self._session(read=True) as session:
@@ -216,7 +225,7 @@ class Store:
     def wipe(self) -> None:
         """Delete all data. Only the test suite calls this, on its own server."""
         with self._session(read=False) as session:
-            session.run(Query(queries.load("admin/wipe"))).consume()  # type: ignore[arg-type]
+            session.run(Query(queries.load("admin/wipe"))).consume()
 
     def counts(self) -> dict[str, int]:
         """Node counts per label (labels with no nodes are omitted)."""

@@ -162,7 +162,7 @@ public class DwqaNeo4j {
         var out = new ByteArrayOutputStream();
         var ps = new PrintStream(out, true, StandardCharsets.UTF_8);
         var ctx = new ExecutionContext(home, conf, ps, ps, new DefaultFileSystemAbstraction());
-        int rc = new CommandLine(new SetInitialPasswordCommand(ctx)).execute(password);
+        int rc = new CommandLine(new SetInitialPasswordCommand(ctx)).execute("--", password); // "--": it may start with "-"
         if (rc != 0) {
             System.err.println("DWQA_NEO4J_FAILED set-initial-password rc=" + rc + ": " + out);
             System.exit(70);

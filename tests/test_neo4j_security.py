@@ -1,0 +1,133 @@
+"""The local Neo4j no web page can drive (issue 12, item 1), against the suite's real server:
+auth on with the installation's generated password (0600), no wildcard CORS, a foreign
+origin's `tx/commit` refused with or without a preflight (no data out, nothing written),
+LOAD CSV from files off (tests/test_readonly.py), loopback only."""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+import stat
+
+import httpx
+import neo4j
+import pytest
+
+from dwqa_graph.config import Settings
+from dwqa_graph.graph import server
+from dwqa_graph.graph.store import Store
+
+EVIL = "http://evil.example"
+
+
+def _tx_url(settings: Settings) -> str:
+    return f"http://127.0.0.1:{settings.http_port}/db/{settings.database}/tx/commit"
+
+
+def _body(statement: str) -> str:
+    return json.dumps({"statements": [{"statement": statement}]})
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def _count(store: Store, label: str) -> int:
+    return int(store.counts().get(label, 0))
+
+
+def test_password_file_is_private_and_used(settings: Settings, store: Store) -> None:
+    if settings.uri_explicit:
+        pytest.fail("this test needs the suite's own server (unset DWQA_TEST_NEO4J_URI)")
+    mode = stat.S_IMODE(settings.password_file.stat().st_mode)
+    assert mode == 0o600
+    password = settings.password_file.read_text().strip()
+    assert len(password) >= 32 and password == settings.password
+    assert store.read("RETURN 1 AS ok") == [{"ok": 1}]  # the store logs in with it
+    assert "dbms=bolt://neo4j@127.0.0.1" in settings.browser_url
+    assert password not in settings.browser_url
+
+
+@pytest.mark.parametrize("auth", [None, ("intruder", "intruder"), ("neo4j", "dwqa-local")])
+def test_bolt_refuses_callers_without_the_password(settings: Settings,
+                                                   auth: tuple[str, str] | None) -> None:
+    """No auth, a made-up user, the old fixed password: all refused (one neo4j attempt only,
+    below the failed-login lockout)."""
+    with (neo4j.GraphDatabase.driver(settings.uri, auth=auth) as driver,
+          pytest.raises(neo4j.exceptions.AuthError)):
+        driver.verify_connectivity()
+    assert server._auth_enforced(settings)
+
+
+def test_cross_origin_commit_without_preflight_is_refused(settings: Settings,
+                                                          store: Store) -> None:
+    """What a page can send with no preflight: a 'simple' cross-origin POST (text/plain), and
+    the JSON one a page could send in no-cors mode. Neither writes nor returns data."""
+    with httpx.Client(timeout=30) as http:
+        for ctype in ("text/plain", "application/json"):
+            r = http.post(_tx_url(settings), content=_body("CREATE (:CrossOrigin) RETURN 1"),
+                          headers={"Origin": EVIL, "Content-Type": ctype})
+            assert r.status_code in (401, 403, 415), (ctype, r.status_code, r.text)
+            assert r.headers.get("access-control-allow-origin") not in ("*", EVIL)
+            assert '"results"' not in r.text or '"data"' not in r.text
+            read = http.post(_tx_url(settings), content=_body("MATCH (n) RETURN count(n) AS c"),
+                             headers={"Origin": EVIL, "Content-Type": ctype})
+            assert read.status_code in (401, 403, 415)
+            assert '"data"' not in read.text
+    assert _count(store, "CrossOrigin") == 0
+
+
+def test_cross_origin_commit_with_preflight_is_refused(settings: Settings,
+                                                       store: Store) -> None:
+    """The preflight a page's credentialed JSON request needs does not allow the page's
+    origin, so a browser never sends the request; sent anyway without the password (a page
+    does not know it), it is refused and writes nothing."""
+    with httpx.Client(timeout=30) as http:
+        pre = http.request("OPTIONS", _tx_url(settings), headers={
+            "Origin": EVIL, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type"})
+        allowed = pre.headers.get("access-control-allow-origin")
+        assert allowed not in ("*", EVIL)
+        assert allowed == f"http://127.0.0.1:{settings.http_port}"  # the Browser's own origin
+        for password in (None, "neo4j", "dwqa-local"):
+            headers = {"Origin": EVIL, "Content-Type": "application/json"}
+            if password:
+                headers["Authorization"] = _basic("intruder", password)
+            r = http.post(_tx_url(settings), content=_body("CREATE (:CrossOrigin) RETURN 1"),
+                          headers=headers)
+            assert r.status_code == 401, (password, r.status_code, r.text)
+            assert r.headers.get("access-control-allow-origin") not in ("*", EVIL)
+    assert _count(store, "CrossOrigin") == 0
+
+
+def test_positive_control_the_password_does_write(settings: Settings, store: Store) -> None:
+    """The same request with the installation password works: the refusals above are the
+    auth check, and the 'nothing written' count would have seen a write."""
+    with httpx.Client(timeout=30) as http:
+        r = http.post(_tx_url(settings), content=_body("CREATE (:CrossOrigin) RETURN 1 AS one"),
+                      headers={"Content-Type": "application/json",
+                               "Authorization": _basic(settings.user, settings.password)})
+    assert r.status_code == 200, r.text
+    assert r.json()["results"][0]["data"][0]["row"] == [1]
+    assert _count(store, "CrossOrigin") == 1
+
+
+def test_listens_on_loopback_only(settings: Settings) -> None:
+    """Neither port answers on another local address of this machine (if it has one)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: just picks the outbound address
+            other = s.getsockname()[0]
+    except OSError:
+        other = None
+    if other is None or other.startswith("127."):
+        other = None
+    for port in (settings.bolt_port, settings.http_port):
+        with socket.socket() as s:  # positive control: loopback answers
+            s.settimeout(5)
+            assert s.connect_ex(("127.0.0.1", port)) == 0
+        if other:
+            with socket.socket() as s:
+                s.settimeout(5)
+                assert s.connect_ex((other, port)) != 0, (other, port)

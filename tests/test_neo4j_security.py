@@ -1,7 +1,8 @@
 """The local Neo4j no web page can drive (issue 12, item 1), against the suite's real server:
 auth on with the installation's generated password (0600), no wildcard CORS, a foreign
 origin's `tx/commit` refused with or without a preflight (no data out, nothing written),
-LOAD CSV from files off (tests/test_readonly.py), loopback only."""
+Bolt over WebSocket from a foreign origin unable to log in or run anything, LOAD CSV from
+files off (tests/test_readonly.py), loopback only."""
 
 from __future__ import annotations
 
@@ -131,3 +132,126 @@ def test_listens_on_loopback_only(settings: Settings) -> None:
             with socket.socket() as s:
                 s.settimeout(5)
                 assert s.connect_ex((other, port)) != 0, (other, port)
+
+
+# -- Bolt over WebSocket, as a page's JavaScript would open it ------------------------------------
+def _pack_str(s: str) -> bytes:
+    b = s.encode()
+    assert len(b) < 16
+    return bytes([0x80 + len(b)]) + b
+
+
+def _pack_map(m: dict[str, str]) -> bytes:
+    return bytes([0xA0 + len(m)]) + b"".join(_pack_str(k) + _pack_str(v) for k, v in m.items())
+
+
+class _WsBolt:
+    """A minimal Bolt 4.4 client over a WebSocket with a foreign Origin header."""
+
+    def __init__(self, port: int, origin: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        key = base64.b64encode(b"0123456789abcdef").decode()
+        self.sock.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                           f"Sec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        self.upgraded = head.startswith(b"HTTP/1.1 101")
+        self.buf = b""
+
+    def _send(self, payload: bytes) -> None:
+        mask = b"\x01\x02\x03\x04"
+        frame = bytes([0x82]) + (bytes([0x80 | len(payload)]) if len(payload) < 126
+                                 else bytes([0x80 | 126]) + len(payload).to_bytes(2, "big"))
+        self.sock.sendall(frame + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def _recv(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            head = self._exact(2)
+            size = head[1] & 0x7F
+            if size == 126:
+                size = int.from_bytes(self._exact(2), "big")
+            elif size == 127:
+                size = int.from_bytes(self._exact(8), "big")
+            data = self._exact(size)
+            if head[0] & 0x0F == 0x8:  # close frame
+                raise ConnectionError("closed by server")
+            self.buf += data
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _exact(self, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("closed by server")
+            data += chunk
+        return data
+
+    def handshake(self) -> bytes:
+        self._send(b"\x60\x60\xb0\x17" + b"\x00\x00\x04\x04" + b"\x00" * 12)
+        return self._recv(4)
+
+    def message(self, signature: int, *fields: bytes) -> tuple[int, bytes]:
+        body = bytes([0xB0 + len(fields), signature]) + b"".join(fields)
+        self._send(len(body).to_bytes(2, "big") + body + b"\x00\x00")
+        msg = b""
+        while True:
+            size = int.from_bytes(self._recv(2), "big")
+            if size == 0:
+                break
+            msg += self._recv(size)
+        return msg[1], msg
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _ws_session(settings: Settings, auth: dict[str, str]) -> tuple[int, bytes, int | None]:
+    """HELLO with ``auth`` then RUN a CREATE; returns (hello signature, hello bytes, RUN
+    signature or None if the server closed the connection)."""
+    ws = _WsBolt(settings.bolt_port, EVIL)
+    try:
+        assert ws.upgraded  # Neo4j 5.26 has no WebSocket Origin check: the password is the guard
+        assert ws.handshake() == b"\x00\x00\x04\x04"
+        sig, msg = ws.message(0x01, _pack_map({"user_agent": "evil/1.0", **auth}))
+        try:
+            run, _ = ws.message(0x10, _pack_str("CREATE (:Ws)"), b"\xa0", b"\xa0")
+        except (ConnectionError, OSError):
+            run = None
+        return sig, msg, run
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize("auth", [{"scheme": "none"},
+                                  {"scheme": "basic", "principal": "intruder",
+                                   "credentials": "neo4j"}])
+def test_bolt_websocket_from_a_foreign_origin_is_refused(settings: Settings, store: Store,
+                                                         auth: dict[str, str]) -> None:
+    sig, msg, run = _ws_session(settings, auth)
+    assert sig == 0x7F and b"Unauthorized" in msg  # FAILURE
+    assert run != 0x70  # the RUN is not accepted (IGNORED, FAILURE or connection closed)
+    assert _count(store, "Ws") == 0
+
+
+def test_bolt_websocket_positive_control(settings: Settings, store: Store) -> None:
+    """The same client with the password logs in and writes: the refusals above are the auth
+    check, and the count above would have seen a write."""
+    ws = _WsBolt(settings.bolt_port, EVIL)
+    try:
+        assert ws.handshake() == b"\x00\x00\x04\x04"
+        pw = settings.password.encode()
+        hello = (bytes([0xA4]) + _pack_str("user_agent") + _pack_str("ok/1.0")
+                 + _pack_str("scheme") + _pack_str("basic")
+                 + _pack_str("principal") + _pack_str(settings.user)
+                 + _pack_str("credentials") + bytes([0xD0, len(pw)]) + pw)
+        sig, _ = ws.message(0x01, hello)
+        assert sig == 0x70  # SUCCESS
+        assert ws.message(0x10, _pack_str("CREATE (:Ws)"), b"\xa0", b"\xa0")[0] == 0x70  # RUN
+        assert ws.message(0x3F, b"\xa1" + _pack_str("n") + b"\xff")[0] == 0x70  # PULL all
+    finally:
+        ws.close()
+    assert _count(store, "Ws") == 1

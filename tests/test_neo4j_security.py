@@ -255,3 +255,27 @@ def test_bolt_websocket_positive_control(settings: Settings, store: Store) -> No
     finally:
         ws.close()
     assert _count(store, "Ws") == 1
+
+
+def test_cli_finds_the_password_without_neo4j_env(settings: Settings) -> None:
+    """No NEO4J_URI / NEO4J_PASSWORD: the CLI reads the installation's password file, and
+    `db up` / `db status` say where it is (never the password itself)."""
+    if settings.uri_explicit:
+        pytest.fail("this test needs the suite's own server (unset DWQA_TEST_NEO4J_URI)")
+    from click.testing import CliRunner
+
+    from dwqa_graph.cli.main import main
+
+    runner = CliRunner(env={"NEO4J_URI": None, "NEO4J_PASSWORD": None,  # None: unset
+                            "DWQA_HOME": str(settings.home),
+                            "DWQA_BOLT_PORT": str(settings.bolt_port),
+                            "DWQA_HTTP_PORT": str(settings.http_port)})
+    up = runner.invoke(main, ["db", "up", "--json"])
+    assert up.exit_code == 0, up.output
+    payload = json.loads(up.stdout)
+    assert payload["mode"] == "local" and payload["password_file"] == str(settings.password_file)
+    assert settings.password not in up.output
+    status = runner.invoke(main, ["db", "status"])
+    assert status.exit_code == 0, status.output
+    assert f"password in {settings.password_file}" in status.output
+    assert settings.password not in status.output

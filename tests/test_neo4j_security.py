@@ -10,12 +10,14 @@ import base64
 import json
 import socket
 import stat
+from pathlib import Path
 
 import httpx
 import neo4j
 import pytest
 
-from dwqa_graph.config import Settings
+from dwqa_graph.config import Settings, installation_password, load_settings
+from dwqa_graph.errors import UsageError
 from dwqa_graph.graph import server
 from dwqa_graph.graph.store import Store
 
@@ -279,3 +281,33 @@ def test_cli_finds_the_password_without_neo4j_env(settings: Settings) -> None:
     assert status.exit_code == 0, status.output
     assert f"password in {settings.password_file}" in status.output
     assert settings.password not in status.output
+
+
+def test_installation_password_file(tmp_path: Path) -> None:
+    """Created 0600 on first use, the same for every concurrent first user, stable after;
+    a file others can read is tightened; an empty one is an error, not a weak password."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "home" / "neo4j-password"
+    with ThreadPoolExecutor(8) as pool:
+        seen = set(pool.map(lambda _: installation_password(path), range(32)))
+    assert len(seen) == 1 and len(seen.pop()) >= 32
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert sorted(p.name for p in path.parent.iterdir()) == ["neo4j-password"]  # no temp left
+    first = installation_password(path)
+    path.chmod(0o644)
+    assert installation_password(path) == first
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text("\n")
+    with pytest.raises(UsageError):
+        installation_password(path)
+
+
+def test_settings_password_sources(tmp_path: Path) -> None:
+    local = load_settings({"DWQA_HOME": str(tmp_path)})
+    assert local.password == installation_password(tmp_path / "neo4j-password")
+    external = load_settings({"DWQA_HOME": str(tmp_path), "NEO4J_URI": "bolt://db:7687"})
+    assert external.password == "dwqa-local"  # unchanged for a user's server
+    explicit = load_settings({"DWQA_HOME": str(tmp_path), "NEO4J_PASSWORD": "s3cret-pw"})
+    assert explicit.password == "s3cret-pw"
+    assert "s3cret" not in repr(explicit)

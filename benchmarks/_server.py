@@ -1,5 +1,6 @@
 """The benchmarks' own Neo4j: ``.dwqa/bench`` on ports 7689/7476, which they wipe freely.
-Never a user's server; stopped afterwards when a benchmark started it."""
+Never a user's server; stopped afterwards when a benchmark started it. Auth is on like every
+server dwqa starts: ``settings.password`` is read from ``.dwqa/bench/neo4j-password``."""
 
 from __future__ import annotations
 

@@ -56,6 +56,10 @@ ATTACKS = [
     "CYPHER runtime=slotted LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l",
     "DROP INDEX query_text",
     "ALTER USER neo4j SET PASSWORD 'x'",
+    "START DATABASE neo4j",
+    "stop database neo4j",
+    "GRANT ROLE admin TO intruder",
+    "PROFILE MATCH (n) RETURN n",
 ]
 
 #: Read queries that must keep working (positive controls), including keywords inside
@@ -76,6 +80,7 @@ READS = [
     "date('2024-01-01'), date('2024-02-01')) AS p",
     "MATCH (n) RETURN n UNION ALL MATCH (n) RETURN n",
     "MATCH (n) RETURN n;",
+    "MATCH (c:Claim) RETURN c.start AS start, c.end AS end, 1 AS stop, 2 AS drop LIMIT 1",
 ]
 
 

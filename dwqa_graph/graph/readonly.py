@@ -48,13 +48,18 @@ READ_CLAUSES = frozenset({
     "MATCH", "OPTIONAL", "WHERE", "WITH", "RETURN", "UNWIND", "ORDER", "SKIP", "OFFSET",
     "LIMIT", "UNION", "CALL", "YIELD", "FINISH", "FILTER", "LET",
 })
-#: Every other clause or command keyword of Cypher 5/25 (writes, imports, administration,
-#: query prefixes). Matched case-insensitively as whole words in keyword position.
+#: Every other clause keyword of Cypher 5/25: writes, imports, and the commands that may
+#: follow other clauses (SHOW ... YIELD ... TERMINATE, CALL { USE ... }). Matched
+#: case-insensitively as whole words in keyword position, anywhere in the query.
 OTHER_CLAUSES = frozenset({
     "CREATE", "MERGE", "SET", "REMOVE", "DELETE", "DETACH", "NODETACH", "FOREACH", "LOAD",
-    "INSERT", "USE", "SHOW", "TERMINATE", "DROP", "ALTER", "RENAME", "GRANT", "DENY",
-    "REVOKE", "START", "STOP", "ENABLE", "DEALLOCATE", "REALLOCATE", "DRYRUN", "EXPLAIN",
-    "PROFILE", "CYPHER", "PERIODIC", "TRANSACTIONS",
+    "INSERT", "USE", "SHOW", "TERMINATE", "TRANSACTIONS", "PERIODIC",
+})
+#: Administration commands and query prefixes: they can only start a statement, so they
+#: are refused there (and not elsewhere, where `start`, `stop`, `drop` are common aliases).
+STATEMENT_STARTS = frozenset({
+    "START", "STOP", "ENABLE", "ALTER", "DROP", "RENAME", "GRANT", "DENY", "REVOKE",
+    "DEALLOCATE", "REALLOCATE", "DRYRUN", "EXPLAIN", "PROFILE", "CYPHER",
 })
 
 #: Plan operators (name without ``@database``) that are never a plain read.
@@ -128,6 +133,8 @@ def check_text(text: str) -> None:
     toks = list(tokens(text))
     if not toks:
         raise _refuse("empty query")
+    if toks[0].kind == "word" and toks[0].text.upper() in STATEMENT_STARTS:
+        raise _refuse(f"{toks[0].text.upper()} is not a read clause", toks[0])
     for i, tok in enumerate(toks):
         if tok.text == ";" and i != len(toks) - 1:
             raise _refuse("more than one statement", tok)

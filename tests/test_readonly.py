@@ -52,6 +52,7 @@ ATTACKS = [
     "UNWIND [1] AS x FOREACH (y IN [x] | CREATE (:Intruder))",
     "MATCH (n) REMOVE n:Query",
     "CALL { CREATE (:Intruder) } IN TRANSACTIONS",
+    "WITH 1 AS set MATCH (n) SET n.x = 1",  # an alias named set does not hide the clause
     "EXPLAIN LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l",
     "CYPHER runtime=slotted LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l",
     "DROP INDEX query_text",
@@ -81,6 +82,7 @@ READS = [
     "MATCH (n) RETURN n UNION ALL MATCH (n) RETURN n",
     "MATCH (n) RETURN n;",
     "MATCH (c:Claim) RETURN c.start AS start, c.end AS end, 1 AS stop, 2 AS drop LIMIT 1",
+    "MATCH (s:StaticSet) RETURN s.name AS set, 1 AS create ORDER BY `set`",
 ]
 
 

@@ -142,9 +142,10 @@ def check_text(text: str) -> None:
             continue
         prev = toks[i - 1].text if i else ""
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""
-        # A word after '.' is a property key, after ':' a label/type or a map value; a word
-        # before ':' a map key or label variable: none of these is a clause.
-        if tok.kind == "word" and prev not in (".", ":") and nxt != ":":
+        # A word after '.' is a property key, after ':' a label/type or a map value, after
+        # AS an alias; a word before ':' a map key or label variable: none is a clause.
+        if tok.kind == "word" and prev not in (".", ":") and prev.upper() != "AS" \
+                and nxt != ":":
             word = tok.text.upper()
             if word in OTHER_CLAUSES:
                 raise _refuse(f"{word} is not a read clause", tok)

@@ -149,7 +149,7 @@ class Store:
                 for stmt in queries.statements(queries.load(name)):
                     # Schema commands cannot run in an explicit transaction with data writes,
                     # so each goes in its own auto-commit transaction.
-                    session.run(Query(stmt)).consume()
+                    session.run(Query(stmt)).consume()  # type: ignore[arg-type]
                 session.run(
                     "MERGE (v:DwqaSchema {name: $name}) "
                     "ON CREATE SET v.applied_at = datetime()",
@@ -246,7 +246,7 @@ class Store:
     def wipe(self) -> None:
         """Delete all data. Only the test suite calls this, on its own server."""
         with self._session(read=False) as session:
-            session.run(Query(queries.load("admin/wipe"))).consume()
+            session.run(Query(queries.load("admin/wipe"))).consume()  # type: ignore[arg-type]
 
     def counts(self) -> dict[str, int]:
         """Node counts per label (labels with no nodes are omitted)."""

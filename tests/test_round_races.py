@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from neo4j.exceptions import ConstraintError
 
 from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.cli.main import main
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import ConflictError, RoundFrozenError
 from dwqa_graph.graph.store import Store
@@ -218,7 +220,7 @@ def test_failed_run_releases_its_number(graph: Store) -> None:
     assert new_round(graph, seed=3, generator=RuleGenerator()).round == 2
 
 
-def test_freeze_refuses_a_round_never_written(graph: Store) -> None:
+def test_freeze_refuses_a_round_never_written(graph: Store, env: dict[str, str]) -> None:
     gate, started = threading.Event(), threading.Event()
     worker = threading.Thread(target=lambda: new_round(
         graph, seed=1, generator=GatedGenerator(gate, started)))
@@ -227,6 +229,8 @@ def test_freeze_refuses_a_round_never_written(graph: Store) -> None:
         assert started.wait(120)
         with pytest.raises(ConflictError, match="being generated"):
             freeze_round(graph, 1)
+        listing = CliRunner().invoke(main, ["round", "list"], env=env)
+        assert listing.exit_code == 0 and "generating" in listing.output, listing.output
     finally:
         gate.set()
         worker.join(120)

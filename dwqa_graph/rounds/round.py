@@ -311,7 +311,8 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     )
     from dwqa_graph.rounds.collisions import simulate as simulate_collisions
 
-    rounds = sorted(rounds or [r["t"] for r in list_rounds(store)])
+    # default: rounds that were written (a claimed round whose run died holds nothing)
+    rounds = sorted(rounds or [r["t"] for r in list_rounds(store) if r["status"] == "complete"])
     if len(rounds) < 2:
         raise UsageError("collision statistics need at least two rounds")
     snaps: dict[str, dict[int, set[str]]] = {}

@@ -1,6 +1,7 @@
 """The benchmarks' own Neo4j: ``.dwqa/bench`` on ports 7689/7476 (or DWQA_BENCH_*_PORT),
-which they wipe freely.
-Never a user's server; stopped afterwards when a benchmark started it."""
+which they wipe freely. Never a user's server; stopped afterwards when a benchmark started
+it. Auth is on like every server dwqa starts: ``settings.password`` is read from
+``.dwqa/bench/neo4j-password``."""
 
 from __future__ import annotations
 

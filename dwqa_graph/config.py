@@ -6,8 +6,10 @@ that ``dwqa db up`` starts, so a fresh clone needs no configuration at all.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass, replace
+import secrets
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -50,6 +52,46 @@ def default_home(env: dict[str, str] | None = None) -> Path:
     return Path(data) / "dwqa"
 
 
+#: Password assumed for a server the user names with NEO4J_URI and no NEO4J_PASSWORD (as before).
+EXTERNAL_DEFAULT_PASSWORD = "dwqa-local"
+#: File under ``Settings.home`` holding the password of the Neo4j that dwqa starts itself.
+PASSWORD_FILE = "neo4j-password"
+
+
+def installation_password(path: Path) -> str:
+    """The per-installation Neo4j password kept in ``path`` (mode 0600), created on first use.
+
+    Created under a temporary name and hard-linked into place, so concurrent first uses agree
+    on one password and no reader ever sees a half-written file.
+    """
+    try:
+        return _read_password(path)
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(secrets.token_urlsafe(24) + "\n")  # 192 random bits
+        with contextlib.suppress(FileExistsError):  # another process won the race: use its
+            os.link(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return _read_password(path)
+
+
+def _read_password(path: Path) -> str:
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)  # e.g. copied with a umask that let others read it
+    password = path.read_text(encoding="ascii").strip()
+    if len(password) < 8:
+        from dwqa_graph.errors import UsageError
+
+        raise UsageError(f"{path} holds no usable Neo4j password: delete it and run `dwqa db up`")
+    return password
+
+
 @dataclass(frozen=True)
 class Settings:
     """Connection and data-directory settings.
@@ -60,7 +102,8 @@ class Settings:
 
     uri: str = "bolt://127.0.0.1:7687"
     user: str = "neo4j"
-    password: str = "dwqa-local"
+    #: NEO4J_PASSWORD when set; otherwise see ``password``.
+    password_env: str | None = field(default=None, repr=False)
     database: str = "neo4j"
     uri_explicit: bool = False
     #: Project data directory: Neo4j store, logs, caches. Never inside a user's Neo4j.
@@ -75,8 +118,26 @@ class Settings:
         return self.home / "neo4j"
 
     @property
+    def password_file(self) -> Path:
+        return self.home / PASSWORD_FILE
+
+    @property
+    def password(self) -> str:
+        """NEO4J_PASSWORD if set; for an external server (NEO4J_URI) the historical default;
+        for the server dwqa starts, the installation's generated password (read from
+        ``home``, so a ``replace(settings, home=...)`` gets that home's password)."""
+        if self.password_env is not None:
+            return self.password_env
+        if self.uri_explicit:
+            return EXTERNAL_DEFAULT_PASSWORD
+        return installation_password(self.password_file)
+
+    @property
     def browser_url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}/browser/"
+        # The Browser pre-fills server and user from ?dbms= (it never takes a password from
+        # the URL: that would end up in history and logs); the password is in password_file.
+        return (f"http://127.0.0.1:{self.http_port}/browser/"
+                f"?dbms=bolt://{self.user}@127.0.0.1:{self.bolt_port}")
 
     def with_ports(self, bolt_port: int, http_port: int) -> Settings:
         return replace(
@@ -93,7 +154,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
     return Settings(
         uri=uri or f"bolt://127.0.0.1:{bolt_port}",
         user=env.get("NEO4J_USER", "neo4j"),
-        password=env.get("NEO4J_PASSWORD", "dwqa-local"),
+        password_env=env.get("NEO4J_PASSWORD"),
         database=env.get("NEO4J_DATABASE", "neo4j"),
         uri_explicit=bool(uri),
         home=default_home(env),

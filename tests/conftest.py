@@ -53,10 +53,11 @@ def _test_settings() -> Settings:
     explicit = os.environ.get("DWQA_TEST_NEO4J_URI")
     if explicit:
         return replace(base, uri=explicit, uri_explicit=True,
-                       password=os.environ.get("DWQA_TEST_NEO4J_PASSWORD", base.password))
+                       password_env=os.environ.get("DWQA_TEST_NEO4J_PASSWORD", base.password))
     bolt = int(os.environ.get("DWQA_TEST_BOLT_PORT", "7688"))
     http = int(os.environ.get("DWQA_TEST_HTTP_PORT", "7475"))
     # A non-default port gets its own data directory, so two suites can run side by side.
+    # The server has auth on; its generated password lives in that directory (settings.password).
     home = REPO_ROOT / ".dwqa" / ("test" if bolt == 7688 else f"test-{bolt}")
     return replace(base, home=home).with_ports(bolt, http)
 

@@ -35,10 +35,12 @@ def db_up(settings: Settings, as_json: bool) -> None:
     state = server.up(settings)
     with open_store(settings) as store:
         applied = store.apply_schema()
-    payload = {**state.__dict__, "schema": applied}
+    password_file = None if settings.uri_explicit else str(settings.password_file)
+    payload = {**state.__dict__, "schema": applied, "password_file": password_file}
     emit(as_json, payload, lambda: click.echo(
         f"Neo4j is up ({state.mode}) at {state.uri}"
-        + (f"; Browser: {state.browser}" if state.browser else "")))
+        + (f"; Browser: {state.browser}" if state.browser else "")
+        + (f" (user {settings.user}, password in {password_file})" if password_file else "")))
 
 
 @db.command("down")
@@ -67,6 +69,8 @@ def db_status(settings: Settings, as_json: bool) -> None:
         click.echo(f"{info['uri']}  Neo4j {info['version']} {info['edition']} ({info['mode']})")
         if info.get("browser"):
             click.echo(f"Browser: {info['browser']}")
+        if info.get("password_file"):
+            click.echo(f"user {settings.user}, password in {info['password_file']}")
         for label, n in info["counts"].items():
             click.echo(f"  {label:<16} {n:>10,}")
 
@@ -100,7 +104,11 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 @click.pass_obj
 @friendly_errors
 def cypher_cmd(settings: Settings, query: str, params: tuple[str, ...], as_json: bool) -> None:
-    """Run a read-only Cypher QUERY; rows as JSON (the server refuses writes)."""
+    """Run a read-only Cypher QUERY; rows as JSON.
+
+    Only read clauses and the read-only procedures db.labels, db.relationshipTypes,
+    db.propertyKeys, db.schema.*, db.index.fulltext.query* (no LOAD CSV, no SHOW/TERMINATE,
+    no dbms.*); it runs in a read transaction, so the server refuses writes too."""
     with open_store(settings) as store:
         rows = store.read(query, parse_params(params))
     emit(as_json, rows, lambda: _print_rows(rows))
@@ -124,7 +132,7 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
         listing = {n: queries.description(f"explore/{n}") for n in names}
         emit(as_json, listing, lambda: echo_lines(f"{n:<20} {d}" for n, d in listing.items()))
         return
-    text = queries.load(f"explore/{name}")
+    text = queries.load_from("explore", name)
     values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))
     values.update(parse_params(params))
     with open_store(settings) as store:

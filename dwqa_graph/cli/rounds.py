@@ -84,8 +84,10 @@ def round_list(settings: Settings, as_json: bool) -> None:
     with open_store(settings) as store:
         rows = list_rounds(store)
     emit(as_json, rows, lambda: echo_lines(
-        f"{r['t']:>4}  seed {r['seed']:<8} {r['generator']:<12} θ {r['theta_hash']}  "
-        f"{r['items']:>5} items  {'frozen' if r['frozen'] else ''}" for r in rows))
+        # a round still being generated (or whose run died) has no seed, generator or θ yet
+        f"{r['t']:>4}  seed {r['seed']!s:<8} {r['generator'] or '-':<12} θ {r['theta_hash']}  "
+        f"{r['items']:>5} items  {'frozen' if r['frozen'] else ''}"
+        f"{'generating' if r['status'] == 'generating' else ''}" for r in rows))
 
 
 @round_group.command("show")

@@ -6,6 +6,7 @@ No module builds Cypher text: it asks for a query by name and passes parameters.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -20,6 +21,23 @@ def load(name: str, root: Path = CYPHER_DIR) -> str:
         known = ", ".join(sorted(available(root))) or "none"
         raise UnknownQueryError(f"no query {name!r} ({path} missing); known: {known}")
     return path.read_text(encoding="utf-8")
+
+
+#: A query name inside a folder: path segments of letters, digits, '_' and '-' (no '..', no
+#: absolute path, no backslash).
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*(/[A-Za-z0-9_][A-Za-z0-9_-]*)*")
+
+
+def load_from(folder: str, name: str, root: Path | None = None) -> str:
+    """Query ``name`` from ``root/folder`` only -- for names a user types (``dwqa query``):
+    ``../../tmp/x`` or a symlink out of the folder is refused, not resolved."""
+    root = root or CYPHER_DIR
+    base = (root / folder).resolve()
+    path = (base / f"{name}.cypher").resolve()
+    if not _NAME.fullmatch(name) or not path.is_relative_to(base) or not path.is_file():
+        known = ", ".join(n.removeprefix(f"{folder}/") for n in available(root, folder))
+        raise UnknownQueryError(f"no query {name!r} in {folder}/; known: {known or 'none'}")
+    return load(f"{folder}/{name}", root)
 
 
 def available(root: Path = CYPHER_DIR, under: str = "") -> list[str]:

@@ -6,6 +6,11 @@ Order of preference for ``up``:
 3. otherwise run Neo4j 5.26 Community from Maven Central jars on the machine's Java 17,
    with the small launcher in ``neo4j/`` (jars resolved by Maven into ~/.m2, data under
    ``$DWQA_HOME/neo4j``).
+
+A server dwqa starts has authentication on (user ``neo4j``, the per-installation password in
+``$DWQA_HOME/neo4j-password``, mode 0600), listens on 127.0.0.1 only, sends no wildcard CORS
+header and cannot LOAD CSV from local files: any web page the user visits can send requests
+to 127.0.0.1, so the server must not do anything for a caller without the password.
 """
 
 from __future__ import annotations
@@ -13,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +83,19 @@ def _port_open(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as s:
         s.settimeout(0.5)
         return s.connect_ex((host, port)) == 0
+
+
+def _auth_enforced(settings: Settings) -> bool:
+    """False if the server lets in a made-up user: a server started before auth was on.
+    (A made-up user, not neo4j with a wrong password, so no failed-login lockout of neo4j.)"""
+    probe = Store(replace(settings, user="dwqa-auth-probe", password_env=secrets.token_hex(16)))
+    try:
+        probe.verify()
+        return False
+    except Exception:  # noqa: BLE001 - AuthError, or anything else: not let in
+        return True
+    finally:
+        probe.close()
 
 
 def reachable(settings: Settings) -> bool:
@@ -154,12 +173,15 @@ def _start_local(settings: Settings) -> ServerState:
     (home / "logs").mkdir(parents=True, exist_ok=True)
     log = home / "logs" / "launcher.log"
     jvm_args = (LAUNCHER_DIR / "jvm.args").read_text().split()
+    settings.password  # noqa: B018 - creates the password file (0600) before the launcher reads it
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [java, "-Xms512m", "-Xmx1g", *jvm_args, "-cp", classpath,
              str(LAUNCHER_DIR / "DwqaNeo4j.java"),
              "--home", str(home / "data"), "--bolt-port", str(settings.bolt_port),
-             "--http-port", str(settings.http_port)],
+             "--http-port", str(settings.http_port),
+             # A path, not the password: argv is visible to every user in `ps`.
+             "--password-file", str(settings.password_file)],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True,  # survives the CLI that started it; `db down` stops it
         )
@@ -208,12 +230,19 @@ def up(settings: Settings) -> ServerState:
                           "dwqa start its own.")
     state = _read_state(settings)
     if state and state.mode == "local" and _pid_alive(state.pid) and reachable(settings):
-        return state
+        if _auth_enforced(settings):
+            return state
+        # Started by an older dwqa with auth off: restart it with the password (same store).
+        if state.pid:
+            _stop_pid(state.pid)
+        _state_path(settings).unlink(missing_ok=True)
+        return _start_local(settings)
     if state and state.mode == "docker" and reachable(settings):
         return state
     if _docker_available():
         env = {**os.environ, "DWQA_BOLT_PORT": str(settings.bolt_port),
-               "DWQA_HTTP_PORT": str(settings.http_port)}
+               "DWQA_HTTP_PORT": str(settings.http_port),
+               "NEO4J_USER": settings.user, "NEO4J_PASSWORD": settings.password}
         proc = subprocess.run(["docker", "compose", "-f", str(COMPOSE_FILE), "up", "-d",
                                "--wait"], capture_output=True, text=True, env=env)
         if proc.returncode != 0:
@@ -254,9 +283,12 @@ def status(settings: Settings) -> dict[str, Any]:
         except StoreError as exc:
             return {**info, "running": False, "error": str(exc)}
         server = store.server_info()
+        local = state is not None and not settings.uri_explicit
         return {**info, "running": True, "version": server.get("version"),
                 "edition": server.get("edition"),
-                "browser": state.browser if state else None, "counts": store.counts()}
+                "browser": state.browser if state else None,
+                "password_file": str(settings.password_file) if local else None,
+                "counts": store.counts()}
 
 
 def open_graph(settings: Settings | None = None, *, start: bool = True) -> Store:

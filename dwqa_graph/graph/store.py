@@ -15,11 +15,11 @@ from typing import Any
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction, Query
-from neo4j.exceptions import ClientError, ServiceUnavailable
+from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 
 from dwqa_graph.config import Settings
-from dwqa_graph.errors import StoreError
-from dwqa_graph.graph import queries
+from dwqa_graph.errors import ConflictError, StoreError
+from dwqa_graph.graph import queries, readonly
 
 #: Rows per UNWIND: large enough to amortise round trips, small enough to keep
 #: transaction state modest on a 2-core machine.
@@ -84,6 +84,18 @@ class WritePlan:
     @property
     def rows(self) -> int:
         return sum(len(r) for r in self._rows.values())
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A precondition checked inside a write's own transaction, before its steps: the
+    statements of named query ``name`` run first (one may lock what the write depends on),
+    then ``check`` gets the last statement's rows and raises to abort the whole transaction.
+    Same transaction, so nothing the check saw can change before the write commits."""
+
+    name: str
+    params: dict[str, Any]
+    check: Callable[[list[dict[str, Any]]], None]
 
 
 class Store:
@@ -162,15 +174,21 @@ class Store:
             stats.merge(self.write_plan(plan))
         return stats
 
-    def write_plan(self, plan: WritePlan) -> WriteStats:
-        """Commit all steps of ``plan`` in one managed (retried) transaction."""
+    def write_plan(self, plan: WritePlan, *, guard: Guard | None = None) -> WriteStats:
+        """Commit all steps of ``plan`` in one managed (retried) transaction, after
+        ``guard`` (if any) passed in that same transaction."""
         self.ensure_schema()
         stats = WriteStats()
-        if not plan.steps:
+        if not plan.steps and guard is None:
             return stats
         texts = [(queries.load(name), rows) for name, rows in plan.steps]
+        checks = queries.statements(queries.load(guard.name)) if guard else []
 
         def work(tx: ManagedTransaction) -> list[neo4j.SummaryCounters]:
+            if guard is not None:
+                for stmt in checks[:-1]:
+                    tx.run(stmt, guard.params).consume()
+                guard.check([r.data() for r in tx.run(checks[-1], guard.params)])
             return [tx.run(text, rows=rows).consume().counters for text, rows in texts]
 
         with self._session(read=False) as session:
@@ -188,7 +206,10 @@ class Store:
             return [r.data() for r in tx.run(text, params)]
 
         with self._session(read=False) as session:
-            return session.execute_write(work)
+            try:
+                return session.execute_write(work)
+            except ConstraintError as exc:  # e.g. a uniqueness constraint: a concurrent writer
+                raise ConflictError(f"{name}: {exc.message}") from exc
 
     # -- reads -----------------------------------------------------------------------
     def query(self, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -198,13 +219,22 @@ class Store:
         return self._read(queries.load(name), params, dict)
 
     def read(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run Cypher ``text`` in a READ transaction: the server refuses any write in it.
+        """Run ad-hoc Cypher ``text`` (``dwqa cypher``, ``dwqa query``) if it is a plain read:
+        allow-listed clauses and procedures (``readonly.check_text``), a plan without
+        updating, administrative or LOAD CSV operators (``readonly.check_plan``, in the same
+        transaction), and a READ transaction, in which the server refuses any write.
         Nodes, relationships and paths in the result become plain dicts."""
-        return self._read(text, params or {}, neo4j.Record.data)
+        readonly.check_text(text)
+        return self._read(text, params or {}, neo4j.Record.data, explain_first=True)
 
     def _read(self, text: str, params: dict[str, Any],
-              convert: Callable[[neo4j.Record], dict[str, Any]]) -> list[dict[str, Any]]:
+              convert: Callable[[neo4j.Record], dict[str, Any]],
+              explain_first: bool = False) -> list[dict[str, Any]]:
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            if explain_first:
+                # EXPLAIN plans without running; a parse error surfaces here as a ClientError.
+                explained = "EXPLAIN " + text
+                readonly.check_plan(tx.run(explained, params).consume().plan)
             return [convert(r) for r in tx.run(text, params)]
 
         with self._session(read=True) as session:

@@ -9,7 +9,9 @@ Same round seed + same graph + same θ -> the same items; a frozen round is neve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import secrets
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -18,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.errors import NotFoundError, RoundFrozenError, UsageError
-from dwqa_graph.graph.store import Store, WritePlan
+from dwqa_graph.errors import ConflictError, NotFoundError, RoundFrozenError, UsageError
+from dwqa_graph.graph.store import Guard, Store, WritePlan
 from dwqa_graph.llm import LLM, LLMStats
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
@@ -138,18 +140,66 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
     return done, {q: reasons[q] for q in pending}
 
 
+# -- round numbers and the write guard -------------------------------------------------------
+#: Claims of the next number that lose to a concurrent run (constraint violation) are retried
+#: with the number after; each loss means another run got a number, so this bounds nothing
+#: but a pathological pile-up.
+CLAIM_ATTEMPTS = 100
+
+
+def _unfrozen(t: int, claim: str | None = None) -> Guard:
+    """Round ``t`` locked and not frozen -- and, with ``claim``, still claimed by this run."""
+
+    def check(rows: list[dict[str, Any]]) -> None:
+        if rows and rows[0]["frozen"]:
+            raise RoundFrozenError(f"round {t} is frozen; create a new round instead")
+        if claim is not None and (not rows or rows[0]["claim"] != claim):
+            raise ConflictError(f"round {t} was claimed by another `round new --round {t}` "
+                                "while this run generated it; this run wrote nothing")
+
+    return Guard("rounds/guard", {"t": t}, check)
+
+
+def claim_round(store: Store, t: int | None, claim: str) -> int:
+    """Claim round ``t`` (or the next free number) for this run before any work."""
+    if t is None:
+        for _ in range(CLAIM_ATTEMPTS):
+            try:
+                return int(store.run_write("rounds/claim_next", claim=claim)[0]["t"])
+            except ConflictError:  # another run created that number first: take the next
+                continue
+        raise ConflictError(f"could not claim a round number in {CLAIM_ATTEMPTS} attempts")
+    plan = WritePlan()
+    plan.add("rounds/claim", [{"t": t, "claim": claim}])
+    store.write_plan(plan, guard=_unfrozen(t))
+    return t
+
+
 def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfig | None = None,
               dataset: str | None = None, t: int | None = None,
               judge_llm: LLM | None = None) -> RoundReport:
-    """Create round ``t`` (default: the next number) with one item per seed graph."""
+    """Create round ``t`` (default: the next number) with one item per seed graph.
+
+    The number is claimed in Neo4j first (``claim_round``); the items are written in one
+    transaction that re-checks, under the round's lock, that it is unfrozen and still ours."""
     started = time.perf_counter()
     cfg = cfg or SampleConfig()
-    if t is None:
-        t = store.query("rounds/next_t")[0]["t"]
-    else:
-        existing = store.query("rounds/get", t=t)
-        if existing and existing[0]["frozen"]:
-            raise RoundFrozenError(f"round {t} is frozen; create a new round instead")
+    claim = secrets.token_hex(8)
+    t = claim_round(store, t, claim)
+    try:
+        return _generate_and_write(store, t, claim, seed=seed, generator=generator, cfg=cfg,
+                                   dataset=dataset, judge_llm=judge_llm, started=started)
+    except BaseException:
+        # nothing written: give the number back (a kill -9 leaves it 'generating', empty);
+        # a failure to do so must not hide the error that got us here
+        with contextlib.suppress(Exception):
+            store.run_write("rounds/release", t=t, claim=claim)
+        raise
+
+
+def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generator: Generator,
+                        cfg: SampleConfig, dataset: str | None, judge_llm: LLM | None,
+                        started: float) -> RoundReport:
     theta = {**generator.theta(), "sampling": cfg.model_dump(mode="json"),
              "judge": judge_llm.identity if judge_llm else None}
     th = theta_hash(theta)
@@ -171,7 +221,7 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
                                 for q, r in failed.items()])
     plan.add("rounds/snapshot", [{"t": t, "query_id": g.query_id, "version_id": b.version_id}
                                  for g in graphs for b in g.documents])
-    store.write_plan(plan)
+    store.write_plan(plan, guard=_unfrozen(t, claim))
     report.items = len(done)
     report.no_item = len(failed)
     report.coverage = round(len(done) / len(graphs), 4) if graphs else 0.0
@@ -222,6 +272,11 @@ def export_round(store: Store, t: int, out: Path) -> int:
 def freeze_round(store: Store, t: int) -> dict[str, Any]:
     rows = store.run_write("rounds/freeze", t=t)
     if not rows:
+        existing = store.query("rounds/get", t=t)
+        if existing:  # claimed, first generation not written yet (or its run died)
+            raise ConflictError(f"round {t} is still being generated; freeze it once "
+                                f"`round new` has written it (a run that died: regenerate it "
+                                f"with `round new --round {t}`)")
         raise NotFoundError(f"no round {t} (see `dwqa round list`)")
     return rows[0]
 
@@ -249,7 +304,8 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     in the paper. ``trials`` > 0 adds a Monte-Carlo estimate for each graph's (t, K, J)."""
     from dwqa_graph.rounds.collisions import aggregate, graph_stats
 
-    rounds = sorted(rounds or [r["t"] for r in list_rounds(store)])
+    # default: rounds that were written (a claimed round whose run died holds nothing)
+    rounds = sorted(rounds or [r["t"] for r in list_rounds(store) if r["status"] == "complete"])
     if len(rounds) < 2:
         raise UsageError("collision statistics need at least two rounds")
     snaps: dict[str, dict[int, set[str]]] = {}

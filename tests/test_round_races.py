@@ -1,0 +1,237 @@
+"""Rounds cannot be silently overwritten (issue 12, item 5): numbers are claimed atomically in
+Neo4j, and a frozen round is never written -- checked under the round's lock in the very
+transaction that writes the items. Real concurrent processes and threads, real Neo4j."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from neo4j.exceptions import ConstraintError
+
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.cli.main import main
+from dwqa_graph.config import Settings
+from dwqa_graph.errors import ConflictError, RoundFrozenError
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.rounds.generate import QACandidate, RuleGenerator
+from dwqa_graph.rounds.round import export_round, freeze_round, list_rounds, new_round
+from dwqa_graph.rounds.sampling import Sample
+
+from .conftest import DATA
+
+ORPHANS = "MATCH (i:QAItem) WHERE NOT EXISTS { (i)<-[:CONTAINS]-(:Round) } RETURN count(i) AS n"
+
+
+@pytest.fixture
+def graph(store: Store) -> Store:
+    ingest(store, [DATA / "dicaprio.json"])
+    extract_claims(store, extractor="rule")
+    return store
+
+
+def _orphans(store: Store) -> int:
+    return int(store.read(ORPHANS)[0]["n"])
+
+
+def _dwqa(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "dwqa_graph.cli", *args, "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _export(store: Store, t: int, path: Path) -> bytes:
+    export_round(store, t, path)
+    return path.read_bytes()
+
+
+class GatedGenerator(RuleGenerator):
+    """The rule generator, but generation waits for ``gate``: lets a test run a command while
+    a round is being generated, deterministically."""
+
+    def __init__(self, gate: threading.Event, started: threading.Event) -> None:
+        self.gate, self.started = gate, started
+
+    async def agenerate(self, sample: Sample) -> QACandidate:
+        import asyncio
+
+        self.started.set()
+        await asyncio.to_thread(self.gate.wait, 120)
+        return self.generate(sample)
+
+
+def test_orphan_query_sees_an_orphan(graph: Store) -> None:
+    """Positive control for the orphan count used below."""
+    new_round(graph, seed=1, generator=RuleGenerator())
+    assert _orphans(graph) == 0
+    with graph._session(read=False) as s:
+        s.run("CREATE (:QAItem {id: 'orphan'})").consume()
+    assert _orphans(graph) == 1
+
+
+def test_round_number_is_unique_in_the_graph(graph: Store) -> None:
+    """Positive control for the claim: the constraint refuses a second Round with a used t."""
+    new_round(graph, seed=1, generator=RuleGenerator())
+    with pytest.raises(ConstraintError), graph._session(read=False) as s:
+        s.run("CREATE (:Round {t: 1})").consume()
+
+
+def test_ten_concurrent_round_new_processes(graph: Store, env: dict[str, str]) -> None:
+    procs = [_dwqa(env, "round", "new", "--seed", str(100 + i)) for i in range(10)]
+    reports = []
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-2000:]
+        reports.append(json.loads(out))
+    numbers = sorted(r["round"] for r in reports)
+    assert numbers == list(range(1, 11))  # ten distinct numbers, none skipped
+    rounds = {r["t"]: r for r in list_rounds(graph)}
+    assert sorted(rounds) == numbers
+    for r in reports:  # every run's items are in its own round
+        info = rounds[r["round"]]
+        assert info["seed"] == r["seed"] and info["status"] == "complete"
+        assert info["items"] == r["items"] >= 1
+    assert _orphans(graph) == 0
+
+
+def test_ten_concurrent_round_new_threads(graph: Store, settings: Settings) -> None:
+    results: list[Any] = []
+
+    def run(seed: int) -> None:
+        with Store(settings) as st:
+            try:
+                results.append(new_round(st, seed=seed, generator=RuleGenerator()))
+            except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                results.append(exc)
+
+    threads = [threading.Thread(target=run, args=(200 + i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert sorted(r.round for r in results) == list(range(1, 11))
+    assert {r["t"]: r["seed"] for r in list_rounds(graph)} == {r.round: r.seed for r in results}
+    assert _orphans(graph) == 0
+
+
+def test_freeze_during_regeneration_wins(graph: Store, settings: Settings,
+                                         tmp_path: Path) -> None:
+    """`round new --round 1` is generating when `round freeze 1` commits: the regeneration
+    writes nothing, the frozen round keeps its seed and its export's bytes."""
+    new_round(graph, seed=7, generator=RuleGenerator())
+    gate, started = threading.Event(), threading.Event()
+    outcome: list[Any] = []
+
+    def regenerate() -> None:
+        with Store(settings) as st:
+            try:
+                outcome.append(new_round(st, seed=999, generator=GatedGenerator(gate, started),
+                                         t=1))
+            except Exception as exc:  # noqa: BLE001 - asserted below
+                outcome.append(exc)
+
+    worker = threading.Thread(target=regenerate)
+    worker.start()
+    assert started.wait(120)  # claimed and generating
+    freeze_round(graph, 1)
+    frozen = _export(graph, 1, tmp_path / "frozen.jsonl")
+    gate.set()
+    worker.join(120)
+    assert isinstance(outcome[0], RoundFrozenError), outcome
+    assert _export(graph, 1, tmp_path / "after.jsonl") == frozen
+    assert graph.query("rounds/get", t=1)[0]["seed"] == 7
+    assert {json.loads(line)["seed"] for line in frozen.splitlines()} == {7}
+    with pytest.raises(RoundFrozenError):  # and later attempts are refused up front
+        new_round(graph, seed=999, generator=RuleGenerator(), t=1)
+    assert _export(graph, 1, tmp_path / "later.jsonl") == frozen
+    assert _orphans(graph) == 0
+
+
+def test_regenerate_racing_freeze_processes(graph: Store, env: dict[str, str],
+                                            tmp_path: Path) -> None:
+    """The attack as run: `round new --round T --seed 999` racing `round freeze T`, as
+    processes, on fresh rounds. Whatever the interleaving, the frozen round holds one
+    generation's items whole, its node's seed matches its items, and its export stays
+    byte-identical under every later command."""
+    for t in (1, 2, 3):
+        new_round(graph, seed=7, generator=RuleGenerator())
+        regen = _dwqa(env, "round", "new", "--round", str(t), "--seed", "999")
+        freeze = _dwqa(env, "round", "freeze", str(t))
+        r_out, r_err = regen.communicate(timeout=600)
+        f_out, f_err = freeze.communicate(timeout=600)
+        assert freeze.returncode == 0, f_out + f_err  # round t was written: it can freeze
+        assert graph.query("rounds/get", t=t)[0]["frozen"] is True
+        if regen.returncode != 0:
+            assert "frozen" in r_out + r_err
+        export = _export(graph, t, tmp_path / f"{t}.jsonl")
+        seeds = {json.loads(line)["seed"] for line in export.splitlines()}
+        info = graph.query("rounds/get", t=t)[0]
+        assert seeds == {info["seed"]} and info["items"] == len(export.splitlines())
+        again = _dwqa(env, "round", "new", "--round", str(t), "--seed", "31337")
+        again.communicate(timeout=600)
+        assert again.returncode != 0
+        assert _export(graph, t, tmp_path / f"{t}b.jsonl") == export
+    assert _orphans(graph) == 0
+
+
+def test_concurrent_regenerations_of_one_round(graph: Store, settings: Settings) -> None:
+    """Two `round new --round 1` at once: the later claim wins, the earlier run writes
+    nothing (it used to detach the winner's items and leave them orphaned)."""
+    new_round(graph, seed=7, generator=RuleGenerator())
+    gate, started = threading.Event(), threading.Event()
+    first: list[Any] = []
+
+    def slow() -> None:
+        with Store(settings) as st:
+            try:
+                first.append(new_round(st, seed=11, generator=GatedGenerator(gate, started),
+                                       t=1))
+            except Exception as exc:  # noqa: BLE001 - asserted below
+                first.append(exc)
+
+    worker = threading.Thread(target=slow)
+    worker.start()
+    assert started.wait(120)
+    second = new_round(graph, seed=12, generator=RuleGenerator(), t=1)
+    gate.set()
+    worker.join(120)
+    assert isinstance(first[0], ConflictError) and "claimed by another" in str(first[0])
+    info = graph.query("rounds/get", t=1)[0]
+    assert info["seed"] == 12 and info["items"] == second.items
+    assert _orphans(graph) == 0  # the seed-7 items went with the regeneration
+
+
+def test_failed_run_releases_its_number(graph: Store) -> None:
+    class Broken(RuleGenerator):
+        async def agenerate(self, sample: Sample) -> QACandidate:
+            raise RuntimeError("model fell over")
+
+    new_round(graph, seed=1, generator=RuleGenerator())
+    with pytest.raises(RuntimeError):
+        new_round(graph, seed=2, generator=Broken())
+    assert [r["t"] for r in list_rounds(graph)] == [1]  # no empty 'generating' round left
+    assert new_round(graph, seed=3, generator=RuleGenerator()).round == 2
+
+
+def test_freeze_refuses_a_round_never_written(graph: Store, env: dict[str, str]) -> None:
+    gate, started = threading.Event(), threading.Event()
+    worker = threading.Thread(target=lambda: new_round(
+        graph, seed=1, generator=GatedGenerator(gate, started)))
+    worker.start()
+    try:
+        assert started.wait(120)
+        with pytest.raises(ConflictError, match="being generated"):
+            freeze_round(graph, 1)
+        listing = CliRunner().invoke(main, ["round", "list"], env=env)
+        assert listing.exit_code == 0 and "generating" in listing.output, listing.output
+    finally:
+        gate.set()
+        worker.join(120)
+    assert freeze_round(graph, 1)["t"] == 1  # once written, it freezes

@@ -25,19 +25,17 @@ from langchain_core.messages import AIMessage
 
 from dwqa_graph.errors import AgentError
 from dwqa_graph.evaluation.agents import (
-    MAX_TRACE_CHARS,
     Agent,
     AgentAnswer,
-    BaselineAgent,
-    ClosedBookAgent,
     LeakableAgent,
-    MemorizingAgent,
-    PageRead,
     RetrievedDoc,
-    WebPages,
     make_agent,
     short_answer,
 )
+from dwqa_graph.evaluation.agents.base import MAX_TRACE_CHARS
+from dwqa_graph.evaluation.agents.baseline import BaselineAgent, PageRead, WebPages
+from dwqa_graph.evaluation.agents.closedbook import ClosedBookAgent
+from dwqa_graph.evaluation.agents.memorize import MemorizingAgent
 from dwqa_graph.evaluation.reader import answer_type, split_sentences
 from dwqa_graph.evaluation.scoring import exact_match
 from dwqa_graph.graph.store import Store
@@ -518,7 +516,7 @@ def test_perplexica_over_http(stub: _Stub) -> None:
     assert len(reply.retrieved[1].text) == MAX_TRACE_CHARS
     assert stub.paths == ["/api/search"]
     assert stub.bodies == [{"query": "When did the tramway open?", "focusMode": "webSearch",
-                            "optimizationMode": "speed", "history": []}]
+                            "optimizationMode": "speed", "history": [], "stream": False}]
     agent.close()
 
     tuned = make_agent(f"perplexica:{stub_url(stub)}?focusMode=academicSearch"
@@ -691,8 +689,8 @@ def test_memorize_wraps_any_spec(stub: _Stub) -> None:
 
 # -- specs -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("spec", "message"), [
-    ("", "unknown agent spec ''"),
-    ("gpt4", "unknown agent spec 'gpt4': use baseline, baseline:URL"),
+    ("", "unknown agent ''"),
+    ("gpt4", "unknown agent 'gpt4'; choose from baseline"),
     ("baseline", "needs a Neo4j store"),
     ("baseline:ftp://example.org", "expected an http(s) URL"),
     ("baseline:", "nothing after 'baseline:'"),
@@ -705,7 +703,7 @@ def test_memorize_wraps_any_spec(stub: _Stub) -> None:
     ("perplexica:http://127.0.0.1:3000?focus=web", "unknown option(s) focus"),
     ("closedbook:", "nothing after 'closedbook:'"),
     ("closedbook:llama:7b", "closedbook: unknown --llm 'llama:7b'"),
-    ("memorize:nonsense", "unknown agent spec 'nonsense'"),
+    ("memorize:nonsense", "unknown agent 'nonsense'"),
 ])
 def test_bad_specs(spec: str, message: str) -> None:
     with pytest.raises(AgentError) as err:

@@ -148,7 +148,7 @@ def test_agreement_totals() -> None:
                  is lab for q, g, r, fp, f, lab in STRICT)
     assert (relaxed, strict) == (15, 13)
     # The modes differ where the paper's labels differ: strict is never more lenient.
-    for (q, g, r, fp, f, _), (q2, g2, r2, fp2, f2, _) in zip(RELAXED, STRICT, strict=True):
+    for (q, g, r, fp, f, _), (_, g2, r2, _, _, _) in zip(RELAXED, STRICT, strict=True):
         if (g, r) == (g2, r2):
             relax = fresheval_rule("relaxed", q, g, r, false_premise=fp, fact_type=f)
             strict_v = fresheval_rule("strict", q, g, r, false_premise=fp, fact_type=f)

@@ -101,6 +101,22 @@ class RuleJudge:
         return JudgeLabel(label="INCORRECT", fallback=False)
 
 
+JUDGE_MODES = ("answer", "relaxed", "strict")
+
+
+def make_judge(mode: str = "answer", llm: LLM | None = None) -> Judge:
+    """The judge for ``--judge-mode``: ``answer`` (CORRECT / INCORRECT / NOT_ATTEMPTED
+    against the golds) or FreshQA's FreshEval ``relaxed`` / ``strict``; by rule, or with
+    ``llm`` when one is given."""
+    from dwqa_graph.evaluation.fresheval import LLMFreshEval, RuleFreshEval
+
+    if mode == "answer":
+        return LLMJudge(llm) if llm else RuleJudge()
+    if mode in ("relaxed", "strict"):
+        return LLMFreshEval(mode, llm) if llm else RuleFreshEval(mode)  # type: ignore[arg-type]
+    raise UsageError(f"--judge-mode must be one of {', '.join(JUDGE_MODES)}, got {mode!r}")
+
+
 class LLMJudge:
     """An LLM grader (``prompts/grade_answer.md``); its label is parsed strictly (``scoring``)
     and an unusable reply counts as a fallback INCORRECT, never as CORRECT."""
@@ -136,6 +152,7 @@ class Prediction(BaseModel):
     error: str | None = None
     pattern: str | None = None
     hops: int | None = None
+    false_premise: bool | None = None
     scores: dict[str, float] = Field(
         {}, description="Per answer scorer (em, f1, ... from the SCORERS registry), in [0, 1].")
     judge: str | None = None
@@ -293,7 +310,7 @@ def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency
         return Prediction(
             id=stable_id(run_id, item.id), run_id=run_id, item_id=item.id,
             question=item.question, golds=item.golds, answer=answer, error=reply.error,
-            pattern=item.pattern, hops=item.hops,
+            pattern=item.pattern, hops=item.hops, false_premise=item.false_premise,
             scores={name: float(fn(answer, item.golds)) for name, fn in fns.items()},
             latency_s=round(seconds, 4), steps=reply.steps,
             retrieved=reply.retrieved)
@@ -305,8 +322,14 @@ def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency
 def judge_all(judge: Judge, preds: list[Prediction]) -> list[Prediction]:
     """Grade every prediction; the judge's own concurrency limit applies (LLM semaphore)."""
 
+    async def one(p: Prediction) -> JudgeLabel:
+        if getattr(judge, "uses_item_flags", False):  # FreshEval: false premise, fact type
+            return await judge.grade(p.question, p.golds, p.answer,  # type: ignore[call-arg]
+                                     false_premise=p.false_premise, fact_type=p.pattern)
+        return await judge.grade(p.question, p.golds, p.answer)
+
     async def run() -> list[JudgeLabel]:
-        return await asyncio.gather(*(judge.grade(p.question, p.golds, p.answer) for p in preds))
+        return await asyncio.gather(*(one(p) for p in preds))
 
     labels = asyncio.run(run())
     return [p.model_copy(update={"judge": lab.label, "judge_fallback": lab.fallback})

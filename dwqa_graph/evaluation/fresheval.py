@@ -123,10 +123,8 @@ def _covers(response: str, gold: str) -> bool:
 
 def _primary(response: str) -> str:
     """The primary answer: an explicit "final answer", else the whole response."""
-    m = None
-    for m in _FINAL.finditer(response):
-        pass  # the last one: a response may revise itself
-    return m.group(1).strip() if m else response
+    found = list(_FINAL.finditer(response))  # the last one: a response may revise itself
+    return found[-1].group(1).strip() if found else response
 
 
 def _yes_no(text: str) -> str | None:
@@ -200,6 +198,8 @@ def fresheval_rule(mode: Mode, question: str, golds: Sequence[str], response: st
 class RuleFreshEval:
     """The offline FreshEval judge (``--judge-mode relaxed|strict`` without ``--judge-llm``)."""
 
+    uses_item_flags = True
+
     def __init__(self, mode: Mode) -> None:
         self.mode: Mode = mode
         self.id = f"fresheval-{mode}:rule"
@@ -231,6 +231,8 @@ def parse_fresheval(reply: str) -> bool | None:
 class LLMFreshEval:
     """FreshEval with a model: FreshEval's instructions and worked examples, then the item;
     an unusable reply is a fallback INCORRECT, never CORRECT."""
+
+    uses_item_flags = True
 
     def __init__(self, mode: Mode, llm: LLM) -> None:
         self.mode: Mode = mode

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
+from urllib.parse import quote
 
 
 def package_data(name: str) -> Path:
@@ -75,8 +76,28 @@ class Settings:
         return self.home / "neo4j"
 
     @property
+    def auth_required(self) -> bool:
+        """Whether Neo4j asks for a password: the server ``dwqa db up`` launches runs
+        without auth (neo4j/DwqaNeo4j.java); a server named by NEO4J_URI is assumed to."""
+        return self.uri_explicit
+
+    @property
     def browser_url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}/browser/"
+        """Neo4j Browser with the connection filled in (Browser URL parameters ``dbms``,
+        ``db`` and ``preselectAuthMethod``): open it and press Connect."""
+        bolt = (f"neo4j://{self.user}@127.0.0.1:{self.bolt_port}" if not self.uri_explicit
+                else self.uri.replace("://", f"://{self.user}@", 1))
+        method = "NATIVE" if self.auth_required else "NO_AUTH"
+        return (f"http://127.0.0.1:{self.http_port}/browser/?dbms={quote(bolt, safe=':/@')}"
+                f"&db=neo4j&preselectAuthMethod={method}")
+
+    @property
+    def browser_login(self) -> str:
+        """How to log in to the Browser, one line."""
+        if self.auth_required:
+            return (f"log in as {self.user!r} with the password in NEO4J_PASSWORD "
+                    "(Authentication type: Username / Password is preselected)")
+        return "no password: this server runs without authentication; press Connect"
 
     def with_ports(self, bolt_port: int, http_port: int) -> Settings:
         return replace(

@@ -11,7 +11,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from dwqa_graph.claims.extract import extract_claims
-from dwqa_graph.errors import RunFailedError
+from dwqa_graph.errors import NotFoundError, RunFailedError
 from dwqa_graph.evaluation.agents import AgentAnswer, RetrievedDoc
 from dwqa_graph.evaluation.datasets import import_static, static_items
 from dwqa_graph.evaluation.evaluate import (
@@ -173,9 +173,9 @@ def test_rounds_snapshot_and_macro(store: Store) -> None:
     expected = {"1": 1.0, "2": 1.0, "3": per_round["3"]}
     assert per_round == expected
     assert out["scores"]["em"]["score"] == pytest.approx(sum(expected.values()) / 3)
-    with pytest.raises(ValueError, match="no evaluation on round 4"):
+    with pytest.raises(NotFoundError, match="no evaluation on round 4"):
         macro(store, "python:tests:rounds", [1, 4])
-    with pytest.raises(ValueError, match="round 9 has no items"):
+    with pytest.raises(NotFoundError, match="round 9 has no items"):
         round_items(store, 9)
 
 

@@ -6,8 +6,11 @@ No module builds Cypher text: it asks for a query by name and passes parameters.
 
 from __future__ import annotations
 
+import json
+import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from dwqa_graph.config import CYPHER_DIR
 from dwqa_graph.errors import UnknownQueryError
@@ -44,3 +47,25 @@ def description(name: str, root: Path = CYPHER_DIR) -> str:
             break
         lines.append(line.lstrip("/ ").rstrip())
     return " ".join(lines)
+
+
+_PARAM_LINE = re.compile(r"^:param\s+([A-Za-z_]\w*)\s*=>\s*(.*?);?\s*$")
+
+
+def browser_script(text: str) -> tuple[dict[str, Any], str]:
+    """An exploration query written to run as pasted into Neo4j Browser: its leading
+    ``:param name => value;`` lines (Browser commands that set the defaults) as a dict, and
+    the Cypher statement without them or its final ``;``, for the driver."""
+    params: dict[str, Any] = {}
+    body = []
+    for line in text.splitlines():
+        m = _PARAM_LINE.match(line.strip())
+        if m:
+            value = m.group(2).strip()
+            try:
+                params[m.group(1)] = json.loads(value.replace("'", '"'))
+            except json.JSONDecodeError:
+                params[m.group(1)] = value
+            continue
+        body.append(line)
+    return params, "\n".join(body).strip().rstrip(";").rstrip()

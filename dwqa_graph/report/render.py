@@ -281,7 +281,7 @@ def _bar_note(ax: Axes, x: float, height: float | None, text: str) -> None:
     y = height or 0.0
     ax.annotate(_label(text), (x, y), xytext=(0, 4 if y >= 0 else -4),
                 textcoords="offset points", ha="center", va="bottom" if y >= 0 else "top",
-                fontsize="x-small")
+                fontsize="small")
 
 
 def _plot_leaktests(data: ReportData, path: Path) -> None:
@@ -404,7 +404,8 @@ def _plot_collisions(col: dict[str, Any], path: Path) -> None:
     ax_b.set_title("Collision bound t(t−1)J_max/(2K²) vs observed")
     ax_b.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_b.grid(True, alpha=0.3)
-    ax_b.legend(fontsize="small", loc="upper left")
+    # Beside the axes, not on them: inside, it covered the bound curves.
+    ax_b.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     _save(fig, path)
 
 

@@ -256,7 +256,10 @@ def status(settings: Settings) -> dict[str, Any]:
         server = store.server_info()
         return {**info, "running": True, "version": server.get("version"),
                 "edition": server.get("edition"),
-                "browser": state.browser if state else None, "counts": store.counts()}
+                # Built now, not read from the state file: the URL carries the connection
+                # (dbms, db, auth method) for the settings in use.
+                "browser": settings.browser_url if state and state.browser else None,
+                "counts": store.counts()}
 
 
 def open_graph(settings: Settings | None = None, *, start: bool = True) -> Store:

@@ -230,11 +230,12 @@ def _plot_scores(data: ReportData, path: Path) -> None:
         for m in data.macro:
             if m.scorer != scorer or not m.rounds:
                 continue
-            x0, x1 = min(m.rounds) - 0.3, max(m.rounds) + 0.3
-            ax.hlines(m.score, x0, x1, colors=color[m.agent], linestyles="dashed",
-                      linewidth=1)
-            ax.fill_between([x0, x1], m.ci_low, m.ci_high, color=color[m.agent], alpha=0.08,
-                            linewidth=0)
+            for run in _runs_of_measured(m.rounds):  # not across rounds left out
+                x0, x1 = run[0] - 0.3, run[-1] + 0.3
+                ax.hlines(m.score, x0, x1, colors=color[m.agent], linestyles="dashed",
+                          linewidth=1)
+                ax.fill_between([x0, x1], m.ci_low, m.ci_high, color=color[m.agent],
+                                alpha=0.08, linewidth=0)
         ax.set_title(_label(scorer), fontsize="medium")
         ax.set_ylim(-0.05, 1.05)
         ax.set_xticks(all_ts)
@@ -462,7 +463,7 @@ h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;marg
 nav a{margin-right:1rem}
 table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem;max-width:100%}
 th,td{border:1px solid #ccc;padding:.25rem .55rem;text-align:left;vertical-align:top;
-overflow-wrap:anywhere}
+overflow-wrap:anywhere}th{white-space:nowrap}
 table.wide{font-size:.8rem}.failed td{background:#fdecea}.ok{color:#1b5e20}
 .bad{color:#b71c1c;font-weight:600}dl.prov{display:grid;grid-template-columns:max-content 1fr;
 gap:.2rem 1rem}dl.prov dt{font-weight:600}dl.prov dd{margin:0}
@@ -565,7 +566,8 @@ def _runs_html(data: ReportData) -> str:
     if not data.runs:
         return f'<p class="nodata">{_e(NONE_YET)}: no evaluation run stored.</p>'
     failed = [r for r in data.runs if r.status == "failed"]
-    rows = [(r.id, r.created_at, r.agent, r.target + (f" [{r.split}]" if r.split else ""),
+    rows = [(r.id, r.created_at.replace("T", " ")[:19], r.agent,
+             r.target + (f" [{r.split}]" if r.split else ""),
              r.n, r.errors, "FAILED" if r.status == "failed" else "ok",
              "yes" if r.shown else "no", r.failure or "") for r in data.runs]
     intro = (f"<p>{len(data.runs)} runs stored, {len(failed)} failed. For each agent and "

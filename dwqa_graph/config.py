@@ -89,7 +89,7 @@ class Settings:
                 else self.uri.replace("://", f"://{self.user}@", 1))
         method = "NATIVE" if self.auth_required else "NO_AUTH"
         return (f"http://127.0.0.1:{self.http_port}/browser/?dbms={quote(bolt, safe=':/@')}"
-                f"&db=neo4j&preselectAuthMethod={method}")
+                f"&db={quote(self.database)}&preselectAuthMethod={method}")
 
     @property
     def browser_login(self) -> str:

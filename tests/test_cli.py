@@ -69,7 +69,8 @@ def test_cypher_is_read_only(store: Store, env: dict[str, str]) -> None:
     result = CliRunner().invoke(main, ["cypher", "CREATE (:Intruder) RETURN 1", "--json"],
                                 env=env)
     assert result.exit_code == 1
-    assert "read access mode" in result.stderr
+    # With --json the error is the one JSON document on stdout.
+    assert "read access mode" in json.loads(result.stdout)["error"]["message"]
     assert "Intruder" not in store.counts()
 
 

@@ -188,8 +188,10 @@ def test_explore_queries_run_as_pasted(name: str) -> None:
     the statement, so pasting the file into Neo4j Browser never asks for one."""
     from dwqa_graph.graph import queries
 
-    text = queries.load(f"explore/{name}")
+    text = queries.load_file(f"explore/{name}")
     defaults, cypher = queries.browser_script(text)
+    assert queries.load(f"explore/{name}") == cypher  # what the store runs
+    assert queries.defaults(f"explore/{name}") == defaults
     used = set(re.findall(r"\$([A-Za-z_]\w*)", cypher))
     assert used and used <= set(defaults), (used, defaults)
     assert not any(line.startswith(":") for line in cypher.splitlines())

@@ -150,7 +150,7 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
         listing = {n: queries.description(f"explore/{n}") for n in names}
         emit(as_json, listing, lambda: echo_lines(f"{n:<20} {d}" for n, d in listing.items()))
         return
-    defaults, text = queries.browser_script(queries.load(f"explore/{name}"))
+    defaults, text = queries.defaults(f"explore/{name}"), queries.load(f"explore/{name}")
     values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))
     values.update(defaults)
     values.update(parse_params(params))

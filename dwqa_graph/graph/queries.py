@@ -15,14 +15,30 @@ from typing import Any
 from dwqa_graph.config import CYPHER_DIR
 from dwqa_graph.errors import UnknownQueryError
 
+# A Neo4j Browser command line that sets a parameter: ``:param name => value;``.
+_PARAM_LINE = re.compile(r"^:param\s+([A-Za-z_]\w*)\s*=>\s*(.*?);?\s*$", re.MULTILINE)
+
 
 @cache
-def load(name: str, root: Path = CYPHER_DIR) -> str:
+def load_file(name: str, root: Path = CYPHER_DIR) -> str:
+    """The query file as written (an exploration query with its Browser ``:param`` lines)."""
     path = root / f"{name}.cypher"
     if not path.is_file():
         known = ", ".join(sorted(available(root))) or "none"
         raise UnknownQueryError(f"no query {name!r} ({path} missing); known: {known}")
     return path.read_text(encoding="utf-8")
+
+
+def load(name: str, root: Path = CYPHER_DIR) -> str:
+    """The Cypher the driver runs: a file's Browser ``:param`` lines (see
+    :func:`browser_script`) are not Cypher and are left out."""
+    text = load_file(name, root)
+    return browser_script(text)[1] if _PARAM_LINE.search(text) else text
+
+
+def defaults(name: str, root: Path = CYPHER_DIR) -> dict[str, Any]:
+    """The parameter defaults a query file sets with ``:param`` lines (for Neo4j Browser)."""
+    return browser_script(load_file(name, root))[0]
 
 
 def available(root: Path = CYPHER_DIR, under: str = "") -> list[str]:
@@ -47,9 +63,6 @@ def description(name: str, root: Path = CYPHER_DIR) -> str:
             break
         lines.append(line.lstrip("/ ").rstrip())
     return " ".join(lines)
-
-
-_PARAM_LINE = re.compile(r"^:param\s+([A-Za-z_]\w*)\s*=>\s*(.*?);?\s*$")
 
 
 def browser_script(text: str) -> tuple[dict[str, Any], str]:

@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from urllib.parse import quote
 
 
 def package_data(name: str) -> Path:
@@ -134,10 +135,21 @@ class Settings:
 
     @property
     def browser_url(self) -> str:
-        # The Browser pre-fills server and user from ?dbms= (it never takes a password from
-        # the URL: that would end up in history and logs); the password is in password_file.
-        return (f"http://127.0.0.1:{self.http_port}/browser/"
-                f"?dbms=bolt://{self.user}@127.0.0.1:{self.bolt_port}")
+        """Neo4j Browser with the connection filled in (Browser URL parameters ``dbms``,
+        ``db`` and ``preselectAuthMethod``): open it, type the password, press Connect. The
+        password is never put in the URL (it would end up in history and logs)."""
+        bolt = (f"neo4j://{self.user}@127.0.0.1:{self.bolt_port}" if not self.uri_explicit
+                else self.uri.replace("://", f"://{self.user}@", 1))
+        return (f"http://127.0.0.1:{self.http_port}/browser/?dbms={quote(bolt, safe=':/@')}"
+                f"&db={quote(self.database)}&preselectAuthMethod=NATIVE")
+
+    @property
+    def browser_login(self) -> str:
+        """How to log in to the Browser, one line (where the password is, never the password)."""
+        where = ("NEO4J_PASSWORD" if self.uri_explicit or self.password_env is not None
+                 else str(self.password_file))
+        return (f"log in as {self.user!r} with the password in {where} "
+                "(Authentication type: Username / Password is preselected)")
 
     def with_ports(self, bolt_port: int, http_port: int) -> Settings:
         return replace(

@@ -81,5 +81,10 @@ class SearchError(ServiceError):
     """The search service failed; the message says which and how."""
 
 
+class RunFailedError(ServiceError):
+    """An evaluation whose agent failed on every item or on more than ``--max-errors`` of
+    them: stored as failed (for inspection), never reported as a score."""
+
+
 class LLMError(ServiceError):
     """An LLM could not be set up (unknown spec, missing extra)."""

@@ -145,5 +145,8 @@ class EvalItem(_Model):
     pattern: str | None = Field(
         None, description="Round pattern, HotpotQA type or FreshQA fact_type.")
     hops: int | None = None
+    false_premise: bool | None = Field(
+        None, description="FreshQA: the question rests on a false premise (FreshEval then "
+                          "credits only a rebuttal).")
     source: Literal["round", "static"]
     dataset: str = Field(description="'round:<t>' or the static set's name.")

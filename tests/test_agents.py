@@ -529,7 +529,7 @@ def test_perplexica_over_http(stub: _Stub) -> None:
     assert len(reply.retrieved[1].text) == MAX_TRACE_CHARS
     assert stub.paths == ["/api/search"]
     assert stub.bodies == [{"query": "When did the tramway open?", "focusMode": "webSearch",
-                            "optimizationMode": "speed", "history": []}]
+                            "optimizationMode": "speed", "history": [], "stream": False}]
     agent.close()
 
     tuned = make_agent(f"perplexica:{stub_url(stub)}?focusMode=academicSearch"
@@ -716,7 +716,7 @@ def test_memorize_wraps_any_spec(stub: _Stub) -> None:
     ("perplexica:http://127.0.0.1:3000?focus=web", "unknown option(s) focus"),
     ("closedbook:", "nothing after 'closedbook:'"),
     ("closedbook:llama:7b", "closedbook: unknown --llm 'llama:7b'"),
-    ("memorize:nonsense", "unknown agent spec 'nonsense'"),
+    ("memorize:nonsense", "unknown agent 'nonsense'"),
 ])
 def test_bad_specs(spec: str, message: str) -> None:
     with pytest.raises(AgentError) as err:

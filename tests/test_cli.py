@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from dataclasses import replace
 from pathlib import Path
@@ -69,7 +70,7 @@ def test_cypher_is_read_only(store: Store, env: dict[str, str]) -> None:
                                 env=env)
     assert result.exit_code == 1
     # refused by the read allow-list before the server's read transaction (tests/test_readonly)
-    assert "CREATE is not a read clause" in result.output
+    assert "CREATE is not a read clause" in json.loads(result.stdout)["error"]["message"]
     assert "Intruder" not in store.counts()
 
 
@@ -118,3 +119,81 @@ def test_module_entry_point_has_every_command() -> None:
                          text=True, check=True).stdout
     for name in ("eval", "leaktest", "contamination", "report", "dataset", "runs", "fetch"):
         assert f"  {name} " in out, name
+
+
+def test_an_all_errors_eval_exits_1_and_is_listed_as_failed(store: Store,
+                                                          env: dict[str, str]) -> None:
+    run_json(env, "dataset", "import", str(DATA / "freshqa_sample.csv"), "--name", "fresh")
+    dead = "perplexica:http://127.0.0.1:9"  # nothing listens on port 9
+    args = ["eval", "--dataset", "fresh", "--split", "test", "--agent", dead]
+    result = CliRunner().invoke(main, [*args, "--json"], env=env)
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)["error"]  # one JSON document, even for an error
+    assert error["type"] == "RunFailedError"
+    assert "failed on all 3 items" in error["message"] and "no score" in error["message"]
+    human = CliRunner().invoke(main, args, env=env)
+    assert human.exit_code == 1 and "failed on all 3 items" in human.stderr
+    runs = run_json(env, "runs", "list")
+    assert [(r["status"], r["errors"], r["split"]) for r in runs] == [  # type: ignore[index]
+        ("failed", 3, "test"), ("failed", 3, "test")]
+    listing = CliRunner().invoke(main, ["runs", "list"], env=env)
+    assert listing.stdout.count("FAILED") == 2 and "fresh:test" in listing.stdout
+    shown = run_json(env, "runs", "show", runs[0]["id"])  # type: ignore[index]
+    assert shown["status"] == "failed" and shown["scores"] == {}  # type: ignore[index]
+    # Positive control: a working agent on the same split scores, and --split is honoured.
+    ok = run_json(env, "eval", "--dataset", "fresh", "--split", "test", "--agent",
+                  "python:json:dumps", "--judge-mode", "strict")
+    assert ok["status"] == "ok" and ok["n"] == 3 and ok["split"] == "test"  # type: ignore[index]
+    assert ok["judge"] == "fresheval-strict:rule" and "judge" in ok["scores"]  # type: ignore[index]
+    bad_split = CliRunner().invoke(main, ["eval", "--dataset", "fresh", "--split", "dev",
+                                          "--agent", "python:json:dumps"], env=env)
+    assert bad_split.exit_code == 1 and "no 'dev' items" in bad_split.stderr
+
+
+def test_hotpotqa_sets_are_scored_with_the_official_f1(store: Store, env: dict[str, str]) -> None:
+    from .conftest import HOTPOT
+
+    run_json(env, "dataset", "import", str(HOTPOT), "--name", "hotpot")
+    report = run_json(env, "eval", "--dataset", "hotpot", "--agent", "python:json:dumps")
+    assert report["scorers"] == ["em", "f1", "hotpot_f1"]  # type: ignore[index]
+
+
+def test_db_browser_url_and_style(env: dict[str, str]) -> None:
+    info = run_json(env, "db", "browser")
+    url = info["url"]  # type: ignore[index]
+    assert "/browser/?dbms=" in url and "&db=neo4j&preselectAuthMethod=" in url
+    style = CliRunner().invoke(main, ["db", "browser", "--style"], env=env).stdout
+    assert style.startswith(":style node {") and "\n" not in style.strip()
+    for label, prop in (("Query", "text"), ("Document", "title"), ("Claim", "text")):
+        assert f'node.{label} {{' in style
+        block = style.split(f"node.{label} {{")[1].split(";  }")[0].split("; }")[0]
+        assert f'caption: "{{{prop}}}"' in block
+
+
+def test_browser_url_prefills_the_connection() -> None:
+    local = Settings(home=Path("/tmp/x")).with_ports(7700, 7487)
+    assert local.browser_url == ("http://127.0.0.1:7487/browser/?dbms=neo4j://neo4j@127.0.0.1:"
+                                 "7700&db=neo4j&preselectAuthMethod=NATIVE")
+    assert "/tmp/x/neo4j-password" in local.browser_login
+    remote = replace(local, uri="neo4j+s://db.example.org:7687", uri_explicit=True)
+    # "+" is escaped: in a query string it would read as a space.
+    assert remote.browser_url.endswith("?dbms=neo4j%2Bs://neo4j@db.example.org:7687&db=neo4j"
+                                       "&preselectAuthMethod=NATIVE")
+    assert "NEO4J_PASSWORD" in remote.browser_login
+
+
+@pytest.mark.parametrize("name", ["evidence_chain", "missing_sources", "seed_graphs",
+                                  "shared_documents", "uncited_sources"])
+def test_explore_queries_run_as_pasted(name: str) -> None:
+    """Every $parameter an exploration query uses gets a default from a :param line before
+    the statement, so pasting the file into Neo4j Browser never asks for one."""
+    from dwqa_graph.graph import queries
+
+    text = queries.load_file(f"explore/{name}")
+    defaults, cypher = queries.browser_script(text)
+    assert queries.load(f"explore/{name}") == cypher  # what the store runs
+    assert queries.defaults(f"explore/{name}") == defaults
+    used = set(re.findall(r"\$([A-Za-z_]\w*)", cypher))
+    assert used and used <= set(defaults), (used, defaults)
+    assert not any(line.startswith(":") for line in cypher.splitlines())
+    assert not cypher.endswith(";")

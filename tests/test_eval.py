@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dwqa_graph.claims.extract import extract_claims
-from dwqa_graph.errors import NotFoundError
+from dwqa_graph.errors import NotFoundError, RunFailedError
 from dwqa_graph.evaluation.agents import AgentAnswer, RetrievedDoc
 from dwqa_graph.evaluation.datasets import import_static, static_items
 from dwqa_graph.evaluation.evaluate import (
@@ -175,3 +175,48 @@ def test_rounds_snapshot_and_macro(store: Store) -> None:
         macro(store, "python:tests:rounds", [1, 4])
     with pytest.raises(NotFoundError, match="round 9 has no items"):
         round_items(store, 9)
+
+
+class _BrokenAgent:
+    """Fails on the questions it is told to (every one by default), like a Perplexica
+    that answers HTTP 500."""
+
+    spec = "python:tests:broken"
+
+    def __init__(self, fail: set[str] | None = None) -> None:
+        self.fail = fail
+
+    def answer(self, question: str) -> AgentAnswer:
+        if self.fail is None or question in self.fail:
+            return AgentAnswer(answer="", error="HTTP 500 from Perplexica: chat model missing")
+        return AgentAnswer(answer="I don't know")
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_all_errors_run_is_failed_not_a_zero_score(store: Store) -> None:
+    import_static(store, HOTPOT, "hotpot")
+    items = static_items(store, "hotpot")
+    with pytest.raises(RunFailedError, match="failed on all 27 items") as info:
+        evaluate(store, _BrokenAgent(), items, target="hotpot")
+    assert "HTTP 500 from Perplexica" in str(info.value)
+    [run] = list_runs(store)
+    assert (run["status"], run["errors"], run["n"]) == ("failed", 27, 27)
+    report, preds = load_run(store, run["id"])
+    assert report.status == "failed" and report.scores == {} and len(preds) == 27
+    assert report.failure == "the agent failed on all 27 items"
+    # Above the threshold fails; at or below it scores (positive control on both sides).
+    three = {i.question for i in items[:3]}  # 3/27 = 11.1 %
+    with pytest.raises(RunFailedError, match=r"3 of 27 items \(11.1%\), more than"):
+        evaluate(store, _BrokenAgent(three), items, target="hotpot")
+    ok, _ = evaluate(store, _BrokenAgent(three), items, target="hotpot", max_errors=0.2)
+    assert ok.status == "ok" and ok.errors == 3 and ok.scores["em"].score == 0.0
+    assert [r["status"] for r in list_runs(store)].count("failed") == 2
+    # The report shows only scored runs as scores, and failed ones as failed.
+    from dwqa_graph.report.data import gather
+
+    data = gather(store)
+    assert [(s.scorer, s.run_id) for s in data.static if s.scorer == "em"] == [
+        ("em", ok.run_id)]
+    assert sorted(r.status for r in data.runs) == ["failed", "failed", "ok"]

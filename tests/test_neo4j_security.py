@@ -48,7 +48,7 @@ def test_password_file_is_private_and_used(settings: Settings, store: Store) -> 
     password = settings.password_file.read_text().strip()
     assert len(password) >= 32 and password == settings.password
     assert store.read("RETURN 1 AS ok") == [{"ok": 1}]  # the store logs in with it
-    assert "dbms=bolt://neo4j@127.0.0.1" in settings.browser_url
+    assert "dbms=neo4j://neo4j@127.0.0.1" in settings.browser_url
     assert password not in settings.browser_url
 
 

@@ -17,9 +17,11 @@ from dwqa_graph.evaluation.scoring import (
     JudgeLabel,
     exact_match,
     f1,
+    hotpot_f1,
     normalize_answer,
     parse_judge_label,
 )
+from dwqa_graph.registry import SCORERS
 
 
 def _official_normalize(s: str) -> str:
@@ -168,3 +170,57 @@ def test_golds_must_be_a_nonempty_list() -> None:
 )
 def test_parse_judge_label(text: str, label: str, fallback: bool) -> None:
     assert parse_judge_label(text) == JudgeLabel(label=label, fallback=fallback)
+
+
+# -- HotpotQA's official answer F1 -------------------------------------------------------------
+def _official_hotpot_f1(prediction: str, ground_truth: str) -> float:
+    """The logic of f1_score in hotpot_evaluate_v1.py (github.com/hotpotqa/hotpot), first value:
+    a special answer on either side that differs scores 0, then v1.1 token F1."""
+    pred, gold = _official_normalize(prediction), _official_normalize(ground_truth)
+    if pred in ["yes", "no", "noanswer"] and pred != gold:
+        return 0
+    if gold in ["yes", "no", "noanswer"] and pred != gold:
+        return 0
+    return _official_f1_v11(prediction, ground_truth)
+
+
+# (prediction, gold, the official value worked out by hand)
+HOTPOT_EDGE_CASES = [
+    ("yes", "yes", 1.0),
+    ("Yes.", "yes", 1.0),
+    ("no", "yes", 0.0),
+    ("yes, it is", "yes", 0.0),        # SQuAD F1 would give 0.5
+    ("yes", "yes it is", 0.0),         # gold not special, prediction is: 0
+    ("no answer", "noanswer", 0.0),    # "no answer" normalises to two tokens, not "noanswer"
+    ("noanswer", "noanswer", 1.0),
+    ("noanswer", "Paris", 0.0),
+    ("no", "no", 1.0),
+    ("No, never", "no", 0.0),          # SQuAD F1 0.667
+    ("the yes men", "yes", 0.0),       # "yes men" is not special but gold is
+    ("Barack Obama", "President Barack Obama", 0.8),
+    ("President Barack Obama", "Barack Obama", 0.8),
+    ("1,000", "1000", 1.0),
+    ("", "", 0.0),                     # v1.1: no common token -> 0 (dwqa's f1 says 1.0)
+    ("", "Paris", 0.0),
+    ("The", "a", 0.0),                 # both normalise to empty
+    ("Paris France", "Paris", 2 / 3),
+    ("Arthur's Magazine", "Arthur's Magazine", 1.0),
+    ("yes yes", "yes", 0.0),
+]
+
+
+@pytest.mark.parametrize(("prediction", "gold", "expected"), HOTPOT_EDGE_CASES)
+def test_hotpot_f1_equals_the_official_script(prediction: str, gold: str,
+                                              expected: float) -> None:
+    official = _official_hotpot_f1(prediction, gold)
+    assert official == pytest.approx(expected)
+    assert hotpot_f1(prediction, [gold]) == pytest.approx(official)
+
+
+def test_hotpot_f1_differs_from_squad_f1_where_it_should() -> None:
+    # Positive control: the table above would pass trivially if hotpot_f1 were plain f1
+    # on the rows where both agree; these rows tell them apart.
+    assert f1("yes, it is", ["yes"]) == pytest.approx(0.5)
+    assert hotpot_f1("yes, it is", ["yes"]) == 0.0
+    assert f1("", [""]) == 1.0 and hotpot_f1("", [""]) == 0.0
+    assert "hotpot_f1" in SCORERS

@@ -17,7 +17,7 @@ from dwqa_graph.cli.common import (
     open_store,
     parse_params,
 )
-from dwqa_graph.config import Settings
+from dwqa_graph.config import Settings, package_data
 from dwqa_graph.graph import queries, server
 
 
@@ -69,14 +69,37 @@ def db_status(settings: Settings, as_json: bool) -> None:
         click.echo(f"{info['uri']}  Neo4j {info['version']} {info['edition']} ({info['mode']})")
         if info.get("browser"):
             click.echo(f"Browser: {info['browser']}")
-        if info.get("password_file"):
-            click.echo(f"user {settings.user}, password in {info['password_file']}")
+            click.echo(f"  {settings.browser_login}")
+            click.echo("  captions (Query by its text, Document by title, Claim by text): "
+                       "run `dwqa db browser --style` and paste its line into the Browser")
         for label, n in info["counts"].items():
             click.echo(f"  {label:<16} {n:>10,}")
 
     emit(as_json, info, human)
     if not info["running"]:
         sys.exit(1)
+
+
+@db.command("browser")
+@click.option("--style", is_flag=True,
+              help="Print the `:style` command that loads dwqa's captions and colours.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def db_browser(settings: Settings, style: bool, as_json: bool) -> None:
+    """The Neo4j Browser URL with the connection filled in, how to log in, and (--style)
+    the one-line `:style` command for dwqa's Browser style (neo4j/browser.grass)."""
+    grass = package_data("neo4j/browser.grass").read_text(encoding="utf-8")
+    command = ":style " + " ".join(grass.split())
+    payload = {"url": settings.browser_url, "login": settings.browser_login,
+               "style_file": str(package_data("neo4j/browser.grass")), "style": command}
+    if style:
+        emit(as_json, payload, lambda: click.echo(command))
+        return
+    emit(as_json, payload, lambda: echo_lines([
+        settings.browser_url, settings.browser_login,
+        f"style: paste the output of `dwqa db browser --style` into the Browser editor and "
+        f"run it (or drag {payload['style_file']} onto the frame `:style` shows)"]))
 
 
 @db.command("schema")
@@ -126,14 +149,17 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 @friendly_errors
 def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], list_: bool,
               as_json: bool) -> None:
-    """Run a named exploration query from cypher/explore/ (parameters default to null)."""
+    """Run a named exploration query from cypher/explore/ (parameters default to the
+    values its `:param` lines set, which is what Neo4j Browser uses when it is pasted)."""
     if list_ or not name:
         names = [n.removeprefix("explore/") for n in queries.available(under="explore")]
         listing = {n: queries.description(f"explore/{n}") for n in names}
         emit(as_json, listing, lambda: echo_lines(f"{n:<20} {d}" for n, d in listing.items()))
         return
+    defaults = queries.defaults(f"explore/{name}")
     text = queries.load_from("explore", name)
     values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))
+    values.update(defaults)
     values.update(parse_params(params))
     with open_store(settings) as store:
         rows = store.read(text, values)

@@ -75,9 +75,14 @@ def question_set(store: Store, dataset: str | None,
 
 
 def human_eval(r: EvalReport) -> None:
+    target = r.target + (f" [{r.split}]" if r.split else "")
+    if r.status == "failed":
+        click.echo(f"{target}: {r.agent} on {r.n} items: FAILED, no score: {r.failure}  "
+                   f"({r.errors} agent errors)  run {r.run_id}")
+        return
     scores = "  ".join(f"{k} {v.score:.3f} [{v.ci_low:.3f}, {v.ci_high:.3f}]"
                        for k, v in r.scores.items())
-    click.echo(f"{r.target}{' (snapshot)' if r.snapshot else ''}: {r.agent} on {r.n} items: "
-               f"{scores}  ({r.errors} agent errors)  run {r.run_id}")
+    click.echo(f"{target}{' (snapshot)' if r.snapshot else ''}: {r.agent} on {r.n} items: "
+               f"{scores}  ({r.errors} agent errors of {r.n})  run {r.run_id}")
 
 

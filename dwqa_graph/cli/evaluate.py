@@ -26,14 +26,16 @@ from dwqa_graph.cli.evalopts import (
 )
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import UsageError
-from dwqa_graph.evaluation.datasets import static_items
+from dwqa_graph.evaluation.datasets import SPLITS, list_static, static_items
 from dwqa_graph.evaluation.evaluate import (
+    JUDGE_MODES,
+    MAX_ERRORS,
     Judge,
-    LLMJudge,
     evaluate,
     list_runs,
     load_run,
     macro,
+    make_judge,
     round_is_frozen,
     round_items,
 )
@@ -45,35 +47,55 @@ from dwqa_graph.registry import SCORERS
 @click.option("--round", "rounds_text", metavar="T|T1,T2|T1-T2",
               help="Round(s); several also give the macro score over them (Eq. 8).")
 @click.option("--dataset", help="A static benchmark imported with `dwqa dataset import`.")
+@click.option("--split", type=click.Choice(SPLITS),
+              help="Only this split of the static benchmark (FreshQA: dev or test).")
 @agent_option
-@registry_option("--scorer", "scorer_text", default="em,f1", show_default=True,
-                 registry=SCORERS, help="Comma-separated scorers: judge (rule or --judge-llm) |")
+@registry_option("--scorer", "scorer_text", default=None,
+                 registry=SCORERS, help="Comma-separated scorers (default em,f1; on a "
+                 "HotpotQA set also hotpot_f1, its official answer F1): judge (see "
+                 "--judge-mode) |")
+@click.option("--judge-mode", type=click.Choice(JUDGE_MODES), default="answer",
+              show_default=True,
+              help="What the judge scorer grades: answer (CORRECT / INCORRECT / "
+                   "NOT_ATTEMPTED against the golds), or FreshQA's FreshEval relaxed / strict.")
 @click.option("--judge-llm", "judge_spec", metavar="SPEC",
-              help="LLM for the judge scorer (default: the offline rule judge).")
+              help="LLM for the judge scorer (default: the offline rules).")
+@click.option("--max-errors", type=click.FloatRange(0, 1), default=MAX_ERRORS,
+              show_default=True,
+              help="Largest share of items the agent may fail on; above it (or when every "
+                   "item fails) the run is stored as failed, exits 1 and has no score.")
 @reader_option
 @concurrency_option
 @json_option
 @click.pass_obj
 @friendly_errors
 def eval_cmd(settings: Settings, rounds_text: str | None, dataset: str | None,
-             agent_spec: str, scorer_text: str, judge_spec: str | None,
-             reader_spec: str | None, concurrency: int, as_json: bool) -> None:
+             split: str | None, agent_spec: str, scorer_text: str | None, judge_mode: str,
+             judge_spec: str | None, max_errors: float, reader_spec: str | None,
+             concurrency: int, as_json: bool) -> None:
     """Run an agent on round(s) or a static benchmark; score, store and print."""
     if bool(rounds_text) == bool(dataset):
         raise UsageError("give exactly one of --round T and --dataset NAME")
-    scorers = parse_scorers(scorer_text)
+    if split and not dataset:
+        raise UsageError("--split applies to a static benchmark: use it with --dataset")
+    scorers = parse_scorers(scorer_text or "em,f1")
+    if judge_mode != "answer" and "judge" not in scorers:
+        scorers.append("judge")  # asking for FreshEval means asking for the judge
     llm = open_llm(judge_spec) if "judge" in scorers else None
-    judge: Judge | None = LLMJudge(llm) if llm else None
+    judge: Judge | None = make_judge(judge_mode, llm) if "judge" in scorers else None
     with open_store(settings) as store, opened_agent(agent_spec, store, reader_spec) as agent:
+        if dataset and scorer_text is None and any(
+                r["name"] == dataset and r["format"] == "hotpotqa" for r in list_static(store)):
+            scorers.append("hotpot_f1")
         targets: list[tuple[str, int | None, list[EvalItem], bool]] = (
             [(f"round:{t}", t, round_items(store, t), round_is_frozen(store, t))
              for t in parse_rounds(rounds_text)] if rounds_text else
-            [(dataset or "", None, static_items(store, dataset or ""), False)])
+            [(dataset or "", None, static_items(store, dataset or "", split), False)])
         reports = []
         for target, t, items, frozen in targets:
             report, _ = evaluate(store, agent, items, target=target, round_t=t,
                                  scorers=scorers, judge=judge, concurrency=concurrency,
-                                 snapshot=frozen)
+                                 snapshot=frozen, max_errors=max_errors, split=split)
             reports.append(report)
         window = [t for _, t, _, _ in targets if t is not None]
         macro_out = (macro(store, agent.spec, window, scorers) if len(window) > 1 else None)
@@ -112,7 +134,10 @@ def runs_list(settings: Settings, agent_spec: str | None, as_json: bool) -> None
     with open_store(settings) as store:
         rows = list_runs(store, agent_spec)
     emit(as_json, rows, lambda: echo_lines(
-        f"{r['id']}  {r['created_at']}  {r['target']:<14} {r['n']:>5} items  {r['agent']}"
+        f"{r['id']}  {r['created_at']}  {r['status'].upper():<6} "
+        f"{r['target'] + (':' + r['split'] if r.get('split') else ''):<14} {r['n']:>5} items "
+        f"{r['errors'] or 0:>4} errors  {r['agent']}"
+        + (f"  ({r['failure']})" if r.get("failure") else "")
         for r in rows))
 
 @runs_group.command("show")

@@ -128,9 +128,17 @@ def search_cmd(settings: Settings, query: str, searxng: str | None, limit: int,
                as_json: bool) -> None:
     """Search with the same client refresh and agents use."""
     with open_store(settings) as store:
-        hits = _search_client(searxng, store).search(query, limit=limit)
-    emit(as_json, [h.model_dump() for h in hits],
-         lambda: echo_lines(f"{h.rank:>3}. {h.title[:60]:<60} {h.url}" for h in hits))
+        client = _search_client(searxng, store)
+        hits = client.search(query, limit=limit)
+    skipped = dict(getattr(client, "skipped", {}))
+
+    def human() -> None:
+        echo_lines(f"{h.rank:>3}. {h.title[:60]:<60} {h.url}" for h in hits)
+        if skipped:
+            click.echo(f"skipped {sum(skipped.values())} unusable result(s): "
+                       + ", ".join(f"{k} {v}" for k, v in sorted(skipped.items())), err=True)
+
+    emit(as_json, [h.model_dump() for h in hits], human)
 
 
 @click.group()

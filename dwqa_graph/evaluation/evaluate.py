@@ -27,13 +27,13 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from dwqa_graph.errors import InputError, NotFoundError, UsageError
+from dwqa_graph.errors import InputError, NotFoundError, RunFailedError, UsageError
 from dwqa_graph.evaluation.agents import Agent, AgentAnswer, RetrievedDoc
 from dwqa_graph.evaluation.scoring import (
     JudgeLabel,
@@ -61,6 +61,9 @@ def check_scorers(scorers: Sequence[str]) -> None:
     unknown = sorted(set(scorers) - set(scorer_names()))
     if unknown or not scorers:
         raise UsageError(f"unknown scorer(s) {unknown}; choose from {','.join(scorer_names())}")
+#: Default ``--max-errors``: a run where the agent failed on more than this share of items
+#: says more about the agent's plumbing than about its answers, so it is not a score.
+MAX_ERRORS = 0.10
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 # Refusals a closed-book model or a web agent typically gives instead of an answer.
@@ -98,6 +101,22 @@ class RuleJudge:
         return JudgeLabel(label="INCORRECT", fallback=False)
 
 
+JUDGE_MODES = ("answer", "relaxed", "strict")
+
+
+def make_judge(mode: str = "answer", llm: LLM | None = None) -> Judge:
+    """The judge for ``--judge-mode``: ``answer`` (CORRECT / INCORRECT / NOT_ATTEMPTED
+    against the golds) or FreshQA's FreshEval ``relaxed`` / ``strict``; by rule, or with
+    ``llm`` when one is given."""
+    from dwqa_graph.evaluation.fresheval import LLMFreshEval, RuleFreshEval
+
+    if mode == "answer":
+        return LLMJudge(llm) if llm else RuleJudge()
+    if mode in ("relaxed", "strict"):
+        return LLMFreshEval(mode, llm) if llm else RuleFreshEval(mode)  # type: ignore[arg-type]
+    raise UsageError(f"--judge-mode must be one of {', '.join(JUDGE_MODES)}, got {mode!r}")
+
+
 class LLMJudge:
     """An LLM grader (``prompts/grade_answer.md``); its label is parsed strictly (``scoring``)
     and an unusable reply counts as a fallback INCORRECT, never as CORRECT."""
@@ -133,6 +152,7 @@ class Prediction(BaseModel):
     error: str | None = None
     pattern: str | None = None
     hops: int | None = None
+    false_premise: bool | None = None
     scores: dict[str, float] = Field(
         {}, description="Per answer scorer (em, f1, ... from the SCORERS registry), in [0, 1].")
     judge: str | None = None
@@ -187,6 +207,13 @@ class EvalReport(BaseModel):
     created_at: str
     n: int
     errors: int = Field(0, description="Items where the agent failed (scored 0).")
+    status: Literal["ok", "failed"] = Field(
+        "ok", description="'failed': the agent failed on every item or on more than "
+                          "max_errors of them; scores are then empty, never a 0.000.")
+    failure: str | None = Field(None, description="Why the run failed.")
+    max_errors: float = Field(MAX_ERRORS, description="The error share tolerated.")
+    split: str | None = Field(None, description="The static dataset's split evaluated "
+                                                "(FreshQA dev / test), None for all.")
     scorers: list[str]
     scores: dict[str, Score]
     by_pattern: dict[str, dict[str, Score]] = {}
@@ -283,7 +310,7 @@ def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency
         return Prediction(
             id=stable_id(run_id, item.id), run_id=run_id, item_id=item.id,
             question=item.question, golds=item.golds, answer=answer, error=reply.error,
-            pattern=item.pattern, hops=item.hops,
+            pattern=item.pattern, hops=item.hops, false_premise=item.false_premise,
             scores={name: float(fn(answer, item.golds)) for name, fn in fns.items()},
             latency_s=round(seconds, 4), steps=reply.steps,
             retrieved=reply.retrieved)
@@ -295,19 +322,43 @@ def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency
 def judge_all(judge: Judge, preds: list[Prediction]) -> list[Prediction]:
     """Grade every prediction; the judge's own concurrency limit applies (LLM semaphore)."""
 
+    async def one(p: Prediction) -> JudgeLabel:
+        if getattr(judge, "uses_item_flags", False):  # FreshEval: false premise, fact type
+            return await judge.grade(p.question, p.golds, p.answer,  # type: ignore[call-arg]
+                                     false_premise=p.false_premise, fact_type=p.pattern)
+        return await judge.grade(p.question, p.golds, p.answer)
+
     async def run() -> list[JudgeLabel]:
-        return await asyncio.gather(*(judge.grade(p.question, p.golds, p.answer) for p in preds))
+        return await asyncio.gather(*(one(p) for p in preds))
 
     labels = asyncio.run(run())
     return [p.model_copy(update={"judge": lab.label, "judge_fallback": lab.fallback})
             for p, lab in zip(preds, labels, strict=True)]
 
 
-def report_for(preds: Sequence[Prediction], scorers: Sequence[str], **fields: Any) -> EvalReport:
+def failure_reason(errors: int, n: int, max_errors: float = MAX_ERRORS) -> str | None:
+    """Why a run with ``errors`` agent failures among ``n`` items is not a score, or None."""
+    if n and errors == n:
+        return f"the agent failed on all {n} items"
+    if n and errors / n > max_errors:
+        return (f"the agent failed on {errors} of {n} items ({errors / n:.1%}), more than "
+                f"--max-errors {max_errors:.1%}")
+    return None
+
+
+def report_for(preds: Sequence[Prediction], scorers: Sequence[str], *,
+               max_errors: float = MAX_ERRORS, **fields: Any) -> EvalReport:
+    """The run's summary. A failed run (see :func:`failure_reason`) keeps its error count
+    and items but no scores: a 0.000 from a broken agent must not read as a result."""
     if not preds:
         raise InputError("nothing to score: the item set is empty")
+    errors = sum(p.error is not None for p in preds)
+    failure = failure_reason(errors, len(preds), max_errors)
+    if failure is not None:
+        return EvalReport(n=len(preds), errors=errors, scorers=list(scorers), scores={},
+                          status="failed", failure=failure, max_errors=max_errors, **fields)
     return EvalReport(
-        n=len(preds), errors=sum(p.error is not None for p in preds), scorers=list(scorers),
+        n=len(preds), errors=errors, scorers=list(scorers), max_errors=max_errors,
         scores={s: summarise([p.score(s) for p in preds]) for s in scorers},
         by_pattern=_breakdown(preds, lambda p: p.pattern or "none", scorers),
         by_hops=_breakdown(preds, lambda p: p.hops if p.hops is not None else "none", scorers),
@@ -317,9 +368,16 @@ def report_for(preds: Sequence[Prediction], scorers: Sequence[str], **fields: An
 def evaluate(store: Store | None, agent: Agent, items: Sequence[EvalItem], *,
              target: str, round_t: int | None = None, scorers: Sequence[str] = ("em", "f1"),
              judge: Judge | None = None, concurrency: int = 4, snapshot: bool = False,
+             max_errors: float = MAX_ERRORS, split: str | None = None,
              on_done: Callable[[], None] = lambda: None) -> tuple[EvalReport, list[Prediction]]:
-    """Run, score and (when ``store`` is given) store one evaluation."""
+    """Run, score and (when ``store`` is given) store one evaluation.
+
+    A run whose agent failed on every item or on more than ``max_errors`` of them is stored
+    with ``status="failed"`` (so its traces can be read) and then raises
+    :class:`RunFailedError`: it has no score."""
     check_scorers(scorers)
+    if not 0 <= max_errors <= 1:
+        raise UsageError(f"--max-errors must be a share in [0, 1], got {max_errors}")
     if JUDGE in scorers and judge is None:
         judge = RuleJudge()
     created = datetime.now(UTC).isoformat(timespec="seconds")
@@ -333,9 +391,14 @@ def evaluate(store: Store | None, agent: Agent, items: Sequence[EvalItem], *,
         preds, scorers, run_id=run_id, agent=agent.spec, target=target, round=round_t,
         dataset=None if round_t is not None else target, snapshot=snapshot,
         created_at=created, judge=judge.id if judge and "judge" in scorers else None,
-        seconds=round(time.perf_counter() - start, 3))
+        seconds=round(time.perf_counter() - start, 3), max_errors=max_errors, split=split)
     if store is not None:
         store_run(store, report, preds)
+    if report.status == "failed":
+        example = next((p.error for p in preds if p.error), "")
+        raise RunFailedError(f"evaluation of {agent.spec} on {target} failed: {report.failure}"
+                             f" (first error: {example}); stored as failed run "
+                             f"{report.run_id}, no score reported")
     return report, preds
 
 
@@ -348,6 +411,7 @@ def store_run(store: Store, report: EvalReport, preds: Sequence[Prediction]) -> 
         "props": {"id": report.run_id, "agent": report.agent, "target": report.target,
                   "round": report.round, "dataset": report.dataset, "snapshot": report.snapshot,
                   "created_at": report.created_at, "n": report.n, "errors": report.errors,
+                  "status": report.status, "failure": report.failure, "split": report.split,
                   "scorers": report.scorers, "judge": report.judge,
                   "report": report.model_dump_json()}}])
     plan.add("eval/predictions", [{

@@ -91,6 +91,36 @@ def f1(prediction: str, golds: Sequence[str]) -> float:
     return max(_f1_single(prediction, g) for g in golds)
 
 
+#: hotpot_evaluate_v1.py's special answers: a normalised prediction or gold among these
+#: scores F1 0 unless both are equal (no partial credit for "yes" against "no, it is not").
+HOTPOT_SPECIAL = frozenset({"yes", "no", "noanswer"})
+
+
+def _hotpot_f1_single(prediction: str, gold: str) -> float:
+    """``f1_score`` of HotpotQA's official ``hotpot_evaluate_v1.py`` (its first value), rule
+    for rule: the yes/no/noanswer check on the normalised strings comes first, then SQuAD v1.1
+    token F1, where no common token (also: both empty) is 0."""
+    pred, ref = normalize_answer(prediction), normalize_answer(gold)
+    if (pred in HOTPOT_SPECIAL or ref in HOTPOT_SPECIAL) and pred != ref:
+        return 0.0
+    pred_toks, ref_toks = pred.split(), ref.split()
+    num_same = sum((Counter(pred_toks) & Counter(ref_toks)).values())
+    if num_same == 0:
+        return 0.0
+    precision, recall = num_same / len(pred_toks), num_same / len(ref_toks)
+    return 2 * precision * recall / (precision + recall)
+
+
+@SCORERS.register("hotpot_f1",
+                  summary="HotpotQA's official answer F1 (yes/no/noanswer must match exactly)")
+def hotpot_f1(prediction: str, golds: Sequence[str]) -> float:
+    """HotpotQA answer F1 as ``hotpot_evaluate_v1.py`` computes it. HotpotQA has one gold per
+    item; with several aliases the max is taken, as for ``f1``. It differs from ``f1`` in two
+    places only: "yes"/"no"/"noanswer" get no partial credit, and empty-vs-empty is 0 (v1.1)."""
+    _check_golds(golds)
+    return max(_hotpot_f1_single(prediction, g) for g in golds)
+
+
 def contains_gold(text: str, golds: Sequence[str]) -> bool:
     """A gold alias appears in ``text`` as a whole run of normalised tokens ("1911" in "It
     opened in 1911." but not in "19110"): used by the rule judge and the run-time leak check."""

@@ -6,16 +6,22 @@ No module builds Cypher text: it asks for a query by name and passes parameters.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from dwqa_graph.config import CYPHER_DIR
 from dwqa_graph.errors import UnknownQueryError
 
+# A Neo4j Browser command line that sets a parameter: ``:param name => value;``.
+_PARAM_LINE = re.compile(r"^:param\s+([A-Za-z_]\w*)\s*=>\s*(.*?);?\s*$", re.MULTILINE)
+
 
 @cache
-def load(name: str, root: Path = CYPHER_DIR) -> str:
+def load_file(name: str, root: Path = CYPHER_DIR) -> str:
+    """The query file as written (an exploration query with its Browser ``:param`` lines)."""
     path = root / f"{name}.cypher"
     if not path.is_file():
         known = ", ".join(sorted(available(root))) or "none"
@@ -40,6 +46,18 @@ def load_from(folder: str, name: str, root: Path | None = None) -> str:
     return load(f"{folder}/{name}", root)
 
 
+def load(name: str, root: Path = CYPHER_DIR) -> str:
+    """The Cypher the driver runs: a file's Browser ``:param`` lines (see
+    :func:`browser_script`) are not Cypher and are left out."""
+    text = load_file(name, root)
+    return browser_script(text)[1] if _PARAM_LINE.search(text) else text
+
+
+def defaults(name: str, root: Path = CYPHER_DIR) -> dict[str, Any]:
+    """The parameter defaults a query file sets with ``:param`` lines (for Neo4j Browser)."""
+    return browser_script(load_file(name, root))[0]
+
+
 def available(root: Path = CYPHER_DIR, under: str = "") -> list[str]:
     base = root / under if under else root
     return sorted(str(p.relative_to(root).with_suffix("")) for p in base.rglob("*.cypher"))
@@ -62,3 +80,22 @@ def description(name: str, root: Path = CYPHER_DIR) -> str:
             break
         lines.append(line.lstrip("/ ").rstrip())
     return " ".join(lines)
+
+
+def browser_script(text: str) -> tuple[dict[str, Any], str]:
+    """An exploration query written to run as pasted into Neo4j Browser: its leading
+    ``:param name => value;`` lines (Browser commands that set the defaults) as a dict, and
+    the Cypher statement without them or its final ``;``, for the driver."""
+    params: dict[str, Any] = {}
+    body = []
+    for line in text.splitlines():
+        m = _PARAM_LINE.match(line.strip())
+        if m:
+            value = m.group(2).strip()
+            try:
+                params[m.group(1)] = json.loads(value.replace("'", '"'))
+            except json.JSONDecodeError:
+                params[m.group(1)] = value
+            continue
+        body.append(line)
+    return params, "\n".join(body).strip().rstrip(";").rstrip()

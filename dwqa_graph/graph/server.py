@@ -286,7 +286,9 @@ def status(settings: Settings) -> dict[str, Any]:
         local = state is not None and not settings.uri_explicit
         return {**info, "running": True, "version": server.get("version"),
                 "edition": server.get("edition"),
-                "browser": state.browser if state else None,
+                # Built now, not read from the state file: the URL carries the connection
+                # (dbms, db, auth method) for the settings in use.
+                "browser": settings.browser_url if state and state.browser else None,
                 "password_file": str(settings.password_file) if local else None,
                 "counts": store.counts()}
 

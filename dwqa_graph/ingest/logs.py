@@ -4,7 +4,8 @@ Formats (``--format auto`` detects them per record):
 - ``dwqa``: the experiment note's log: question, answer, thinking with [n] citations,
   sources [{id, title, url, snippet}]; JSON lines, a JSON array, or concatenated objects.
 - ``perplexica``: a Perplexica search API response (``message`` with [n] citations,
-  ``sources[].pageContent``, ``sources[].metadata.title/url``) wrapped with its question,
+  ``sources[].content`` (v1.12) or ``.pageContent`` (v1.10, v1.11),
+  ``sources[].metadata.title/url``) wrapped with its question,
   either flat or under ``response``.
 - ``hotpotqa``: HotpotQA items; each paragraph is a Document whose text is already known
   (a DocumentVersion), supporting facts become EVIDENCE towards the gold Answer.
@@ -185,7 +186,8 @@ def _perplexica(raw: Raw, data: dict[str, Any], dataset: str,
         meta = src.get("metadata") or {}
         # Perplexica numbers its sources by position: [1] is sources[0].
         return {"id": i + 1, "url": meta.get("url"), "title": meta.get("title") or "",
-                "snippet": src.get("pageContent") or ""}
+                # Perplexica v1.12 calls the source text "content"; v1.10/v1.11 "pageContent".
+                "snippet": src.get("content") or src.get("pageContent") or ""}
 
     message = body.get("message")
     if not isinstance(message, str):

@@ -9,34 +9,45 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from dwqa_graph.evaluation.evaluate import EvalReport, macro_score, run_scores
+from dwqa_graph.evaluation.evaluate import EvalReport, list_runs, macro_score, run_scores
 from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.leaktest import list_leaktests
 from dwqa_graph.leakage.runtime import latest_checks
 from dwqa_graph.report.models import (
+    Breakdown,
     ContaminationCount,
+    ExampleItem,
     LeakSummary,
     MacroScore,
+    Provenance,
     ReportData,
+    RunRow,
     ScorePoint,
     StaticScore,
 )
-from dwqa_graph.rounds.round import collisions, list_rounds
+from dwqa_graph.rounds.round import collisions, export_rows, list_rounds
+
+EXAMPLES = 3  # example items shown, with their provenance
 
 
-def _score_points(store: Store) -> tuple[list[ScorePoint], dict[tuple[str, str], list[str]]]:
+def _score_points(store: Store) -> tuple[list[ScorePoint], dict[tuple[str, str], list[str]],
+                                        list[EvalReport]]:
     points = []
     runs: dict[tuple[str, str], list[str]] = defaultdict(list)  # (agent, scorer) -> run ids
+    shown = []
     for row in store.query("eval/score_points"):
         rep = EvalReport.model_validate_json(row["report"])
+        shown.append(rep)
         for scorer, s in rep.scores.items():
             points.append(ScorePoint(agent=rep.agent, t=row["t"], scorer=scorer, score=s.score,
                                      ci_low=s.ci_low, ci_high=s.ci_high, n=s.n,
-                                     snapshot=rep.snapshot))
+                                     snapshot=rep.snapshot, run_id=rep.run_id,
+                                     errors=rep.errors, n_runs=row["n_runs"]))
             runs[(rep.agent, scorer)].append(rep.run_id)
-    return points, runs
+    return points, runs, shown
 
 
 def _macro(store: Store, runs: dict[tuple[str, str], list[str]],
@@ -53,24 +64,75 @@ def _macro(store: Store, runs: dict[tuple[str, str], list[str]],
     return out
 
 
-def _static(store: Store) -> list[StaticScore]:
-    out = []
+def _static(store: Store) -> tuple[list[StaticScore], list[EvalReport]]:
+    out, shown = [], []
     for row in store.query("eval/static_points"):
         rep = EvalReport.model_validate_json(row["report"])
+        shown.append(rep)
         out += [StaticScore(agent=rep.agent, dataset=row["dataset"], scorer=k, score=s.score,
-                            ci_low=s.ci_low, ci_high=s.ci_high, n=s.n)
+                            ci_low=s.ci_low, ci_high=s.ci_high, n=s.n, split=rep.split,
+                            run_id=rep.run_id, errors=rep.errors, n_runs=row["n_runs"])
                 for k, s in rep.scores.items()]
+    return out, shown
+
+
+def _breakdowns(reports: list[EvalReport]) -> list[Breakdown]:
+    out = []
+    for rep in reports:
+        target = rep.target + (f" [{rep.split}]" if rep.split else "")
+        for by, groups in (("pattern", rep.by_pattern), ("hops", rep.by_hops)):
+            for group, scores in groups.items():
+                out += [Breakdown(agent=rep.agent, target=target, by=by, group=group,
+                                  scorer=k, score=v.score, n=v.n)
+                        for k, v in scores.items()]
     return out
 
 
+def _examples(store: Store, rounds: list[dict[str, Any]], k: int = EXAMPLES) -> list[ExampleItem]:
+    """Up to ``k`` items of the newest round with items, one per pattern first."""
+    if not rounds:
+        return []
+    rows = export_rows(store, rounds[0]["t"])
+    picked: list[dict[str, Any]] = []
+    for r in rows:  # one per pattern, in the export's stable order
+        if len(picked) < k and all(p["pattern"] != r["pattern"] for p in picked):
+            picked.append(r)
+    picked += [r for r in rows if r not in picked][: k - len(picked)]
+    return [ExampleItem(round=r["round"], seed=r["seed"], theta_hash=r["theta_hash"],
+                        pattern=r["pattern"], hops=r["hops"], question=r["question"],
+                        answer=r["answer"], seed_question=r["seed_question"],
+                        claims=[p["claim"] for p in r["provenance"]],
+                        urls=list(dict.fromkeys(p["url"] for p in r["provenance"])))
+            for r in picked]
+
+
+def _package_version() -> str:
+    try:
+        return version("dwqa-graph")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
 def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
-    points, runs = _score_points(store)
-    rounds = [r["t"] for r in list_rounds(store) if r["items"]]
+    points, runs, shown_rounds = _score_points(store)
+    static, shown_static = _static(store)
+    shown = {r.run_id for r in shown_rounds + shown_static}
+    all_runs = [RunRow(id=r["id"], agent=r["agent"], target=r["target"], split=r["split"],
+                       created_at=r["created_at"], n=r["n"], errors=r["errors"] or 0,
+                       status=r["status"], failure=r["failure"], shown=r["id"] in shown)
+                for r in list_runs(store)]
+    round_rows = [r for r in list_rounds(store) if r["items"]]
+    rounds = [r["t"] for r in round_rows]
     coll: dict[str, Any] | None = (collisions(store, rounds, trials=collision_trials)
                                    if len(rounds) >= 2 else None)
     return ReportData(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        scores=points, macro=_macro(store, runs, points), static=_static(store),
+        provenance=Provenance(package_version=_package_version(), rounds=[
+            {k: r[k] for k in ("t", "seed", "theta_hash", "generator", "frozen", "items")}
+            for r in sorted(round_rows, key=lambda r: r["t"])]),
+        runs=all_runs, breakdowns=_breakdowns(shown_rounds + shown_static),
+        examples=_examples(store, round_rows),
+        scores=points, macro=_macro(store, runs, points), static=static,
         leaktests=[LeakSummary(id=r.id, agent=r.agent, leaked_agent=r.leaked_agent,
                                scorer=r.scorer, epsilon=r.epsilon, static=r.static,
                                dynamic=r.dynamic) for r in list_leaktests(store)],
@@ -79,6 +141,8 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
         contamination=[ContaminationCount(dataset=" · ".join(x for x in (c["dataset"],
                                                                           c["subject"]) if x),
                                           kind=c["kind"],
+                                          unit="pairs" if c["kind"] == "paraphrase"
+                                          else "items",
                                           flagged=c["flagged"], total=c["total"],
                                           by_reason=c["by_reason"])
                        for c in latest_checks(store)])

@@ -39,6 +39,9 @@ class ScorePoint(_Model):
     ci_high: float
     n: int
     snapshot: bool  # the round is frozen
+    run_id: str = ""  # the run shown: the newest scored run of (agent, round)
+    errors: int = 0  # agent errors in that run (scored 0)
+    n_runs: int = 1  # runs of (agent, round) stored, failed ones included
 
 
 class MacroScore(_Model):
@@ -62,6 +65,60 @@ class StaticScore(_Model):
     ci_low: float
     ci_high: float
     n: int
+    split: str | None = None
+    run_id: str = ""
+    errors: int = 0
+    n_runs: int = 1
+
+
+class RunRow(_Model):
+    """One stored evaluation run, scored or failed, and whether the report shows it."""
+
+    id: str
+    agent: str
+    target: str
+    split: str | None = None
+    created_at: str
+    n: int
+    errors: int
+    status: str  # "ok" | "failed"
+    failure: str | None = None
+    shown: bool  # its scores are the ones plotted / tabled (newest scored run per target)
+
+
+class Breakdown(_Model):
+    """A shown run's score on one group of items: a pattern (or HotpotQA type / FreshQA fact
+    type) or a hop count."""
+
+    agent: str
+    target: str
+    by: str  # "pattern" | "hops"
+    group: str
+    scorer: str
+    score: float
+    n: int
+
+
+class ExampleItem(_Model):
+    """A round item as generated, with where it came from."""
+
+    round: int
+    seed: int | None
+    theta_hash: str | None
+    pattern: str | None
+    hops: int | None
+    question: str
+    answer: str
+    seed_question: str
+    claims: list[str]  # the claims the item uses, in order
+    urls: list[str]  # the pages those claims were read from
+
+
+class Provenance(_Model):
+    """How the data shown was made."""
+
+    package_version: str
+    rounds: list[dict[str, Any]] = []  # t, seed, theta_hash, generator, frozen, items
 
 
 class LeakSummary(_Model):
@@ -92,10 +149,16 @@ class ContaminationCount(_Model):
     flagged: int
     total: int
     by_reason: dict[str, int] = {}
+    #: What flagged / total count: items, or for the paraphrase check item pairs.
+    unit: str = "items"
 
 
 class ReportData(_Model):
     generated_at: str
+    provenance: Provenance | None = None
+    runs: list[RunRow] = []
+    breakdowns: list[Breakdown] = []
+    examples: list[ExampleItem] = []
     scores: list[ScorePoint] = []
     macro: list[MacroScore] = []
     static: list[StaticScore] = []

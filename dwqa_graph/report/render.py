@@ -42,7 +42,6 @@ from dwqa_graph.report.models import (
     ContaminationCount,
     ReportData,
     ReportFiles,
-    ScorePoint,
 )
 from dwqa_graph.rounds.collisions import collision_bound
 
@@ -67,7 +66,8 @@ MAX_LEGEND = 24  # legend entries before "… and N more" (the tables list every
 MAX_GRAPH_ROWS = 50  # per-graph collision rows in the HTML (report.json keeps all)
 LABEL_CHARS = 40  # plot labels longer than this are shortened with "…"
 KNOWN_KINDS = ("runtime", "pretraining", "paraphrase")
-NO_DATA = "no data yet"
+NO_DATA = "no data yet"  # a plot section without data
+NONE_YET = "nothing yet"  # a table-only section without data
 
 
 # -- input models ----------------------------------------------------------------------
@@ -125,11 +125,15 @@ def _e(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], cls: str = "") -> str:
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], cls: str = "",
+           row_classes: Sequence[str] = ()) -> str:
     """An HTML table; every header and cell is escaped here (cells are formatted strings)."""
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>"
-                   for row in rows)
+    rows = list(rows)
+    classes = list(row_classes) + [""] * (len(rows) - len(row_classes))
+    body = "".join((f'<tr class="{_e(c)}">' if c else "<tr>")
+                   + "".join(f"<td>{_e(x)}</td>" for x in row) + "</tr>"
+                   for row, c in zip(rows, classes, strict=True))
     attr = f' class="{_e(cls)}"' if cls else ""
     return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -164,47 +168,91 @@ def _legend(fig: Figure, ax: Axes) -> None:
 
 
 # -- 1. scores per round ---------------------------------------------------------------
-_MARKERS = {"em": "o", "f1": "s", "judge": "^"}
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+_SCORER_ORDER = ("em", "f1", "hotpot_f1", "judge")
+
+
+def _scorers(data: ReportData) -> list[str]:
+    present = {p.scorer for p in data.scores} | {m.scorer for m in data.macro}
+    return [s for s in _SCORER_ORDER if s in present] + sorted(present - set(_SCORER_ORDER))
+
+
+def _runs_of_measured(ts: Sequence[int]) -> list[list[int]]:
+    """Consecutive rounds, split where a round was not measured: a line joins round t and
+    t + 1 only when both were scored, so it never suggests a score for a skipped round."""
+    out: list[list[int]] = []
+    for t in sorted(ts):
+        if out and t == out[-1][-1] + 1:
+            out[-1].append(t)
+        else:
+            out.append([t])
+    return out
 
 
 def _plot_scores(data: ReportData, path: Path) -> None:
-    fig = _new_figure("scores")
-    ax = fig.add_subplot()
+    """One panel per scorer (small multiples), agents side by side within a round (dodged),
+    so no series hides under another with the same values."""
+    scorers = _scorers(data)
     agents = sorted({p.agent for p in data.scores} | {m.agent for m in data.macro})
     color = {a: _color(i) for i, a in enumerate(agents)}
-    series: dict[tuple[str, str], list[ScorePoint]] = {}
-    for p in data.scores:
-        series.setdefault((p.agent, p.scorer), []).append(p)
-    for (agent, scorer), pts in sorted(series.items()):
-        pts = sorted(pts, key=lambda p: p.t)
-        xs = [p.t for p in pts]
-        ys = [p.score for p in pts]
-        # Clipped at 0: matplotlib refuses negative error lengths (a CI not around the score).
-        lo = [max(0.0, p.score - p.ci_low) for p in pts]
-        hi = [max(0.0, p.ci_high - p.score) for p in pts]
-        marker = _MARKERS.get(scorer, "D")
-        ax.errorbar(xs, ys, yerr=[lo, hi], color=color[agent], marker=marker, capsize=3,
-                    label=_label(f"{agent} · {scorer}"))
-        open_pts = [p for p in pts if not p.snapshot]
-        if open_pts:  # rounds not frozen yet: hollow markers
-            ax.plot([p.t for p in open_pts], [p.score for p in open_pts], linestyle="none",
-                    marker=marker, markerfacecolor="white", color=color[agent], zorder=4)
-    for m in sorted(data.macro, key=lambda m: (m.agent, m.scorer, m.rounds)):
-        if not m.rounds:
-            continue
-        x0, x1 = float(min(m.rounds)), float(max(m.rounds))
-        if x0 == x1:
-            x0, x1 = x0 - 0.3, x1 + 0.3
-        ax.hlines(m.score, x0, x1, colors=color[m.agent], linestyles="dashed",
-                  label=_label(f"macro {m.agent} · {m.scorer}"))
-        ax.fill_between([x0, x1], m.ci_low, m.ci_high, color=color[m.agent], alpha=0.08,
-                        linewidth=0)
-    ax.set_xlabel("round t")
-    ax.set_ylabel("Agg(D_t, M)")
-    ax.set_title("Score per round (bars: CI; hollow: round not frozen; dashed: macro)")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(True, alpha=0.3)
-    _legend(fig, ax)
+    marker = {a: _MARKERS[i % len(_MARKERS)] for i, a in enumerate(agents)}
+    # Agents are spread over ±0.25 of a round: identical scores stay visible side by side.
+    dodge = {a: (i - (len(agents) - 1) / 2) * min(0.5 / max(1, len(agents) - 1), 0.12)
+             for i, a in enumerate(agents)}
+    fig = _new_figure("scores")
+    cols = min(2, len(scorers))
+    rows = math.ceil(len(scorers) / cols)
+    fig.set_size_inches(PLOT_SIZES["scores"][0], 3.2 * rows + 0.8)
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
+    all_ts = sorted({p.t for p in data.scores} | {t for m in data.macro for t in m.rounds})
+    for k, scorer in enumerate(scorers):
+        ax = axes[k // cols][k % cols]
+        for agent in agents:
+            pts = {p.t: p for p in data.scores if p.agent == agent and p.scorer == scorer}
+            if not pts:
+                continue
+            dx = dodge[agent]
+            for run in _runs_of_measured(list(pts)):
+                ax.plot([t + dx for t in run], [pts[t].score for t in run], color=color[agent],
+                        linewidth=1.2, alpha=0.8)
+            xs = [t + dx for t in sorted(pts)]
+            ordered = [pts[t] for t in sorted(pts)]
+            # Clipped at 0: matplotlib refuses negative error lengths.
+            lo = [max(0.0, p.score - p.ci_low) for p in ordered]
+            hi = [max(0.0, p.ci_high - p.score) for p in ordered]
+            ax.errorbar(xs, [p.score for p in ordered], yerr=[lo, hi], color=color[agent],
+                        marker=marker[agent], linestyle="none", capsize=3, markersize=6)
+            hollow = [(x, p.score) for x, p in zip(xs, ordered, strict=True) if not p.snapshot]
+            if hollow:  # rounds not frozen yet: hollow markers
+                ax.plot([x for x, _ in hollow], [y for _, y in hollow], linestyle="none",
+                        marker=marker[agent], markerfacecolor="white", color=color[agent],
+                        zorder=4)
+        for m in data.macro:
+            if m.scorer != scorer or not m.rounds:
+                continue
+            for run in _runs_of_measured(m.rounds):  # not across rounds left out
+                x0, x1 = run[0] - 0.3, run[-1] + 0.3
+                ax.hlines(m.score, x0, x1, colors=color[m.agent], linestyles="dashed",
+                          linewidth=1)
+                ax.fill_between([x0, x1], m.ci_low, m.ci_high, color=color[m.agent],
+                                alpha=0.08, linewidth=0)
+        ax.set_title(_label(scorer), fontsize="medium")
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xticks(all_ts)
+        ax.grid(True, alpha=0.3)
+        if k % cols == 0:
+            ax.set_ylabel("Agg(D_t, M)")
+        if k // cols == rows - 1 or k + cols >= len(scorers):
+            ax.set_xlabel("round t")
+    for k in range(len(scorers), rows * cols):  # an odd number of scorers: hide the spare
+        axes[k // cols][k % cols].set_visible(False)
+    fig.suptitle("Score per round, one panel per scorer (bars: 95% CI; hollow: round not "
+                 "frozen; dashed: macro over the rounds)", fontsize="medium")
+    # One legend entry per agent (every panel uses the same colour and marker for it).
+    handles = [Line2D([], [], color=color[a], marker=marker[a], label=_label(a))
+               for a in agents[:MAX_LEGEND]]
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(3, len(handles)),
+               fontsize="small")
     _save(fig, path)
 
 
@@ -279,9 +327,12 @@ def _plot_leaktests(data: ReportData, path: Path) -> None:
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(data.leaktests)))
     # Who was compared says more than the run id (which is in the table below).
-    ax.set_xticklabels([_label(f"{lt.leaked_agent} vs {lt.agent}", 40) for lt in data.leaktests],
-                       rotation=30 if len(data.leaktests) > 4 else 0, ha="right"
-                       if len(data.leaktests) > 4 else "center")
+    # Two short lines per test (leaked agent, then the clean one) instead of one long
+    # label: long specs side by side overlapped their neighbours.
+    many = len(data.leaktests) > 3
+    ax.set_xticklabels([f"{_label(lt.leaked_agent, 28)}\nvs {_label(lt.agent, 28)}"
+                        for lt in data.leaktests], fontsize="small",
+                       rotation=25 if many else 0, ha="right" if many else "center")
     ax.set_xlim(-0.6, len(data.leaktests) - 0.4)
     ax.set_ylabel("gap (leaked − clean)")
     ax.set_title("Leak&Test: leak gain, static vs on fresh rounds (dashed: ε)")
@@ -354,7 +405,8 @@ def _plot_collisions(col: dict[str, Any], path: Path) -> None:
     ax_b.set_title("Collision bound t(t−1)J_max/(2K²) vs observed")
     ax_b.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_b.grid(True, alpha=0.3)
-    ax_b.legend(fontsize="small", loc="upper left")
+    # Beside the axes, not on them: inside, it covered the bound curves.
+    ax_b.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     _save(fig, path)
 
 
@@ -386,7 +438,8 @@ def _plot_contamination(rows: Sequence[ContaminationCount], path: Path) -> None:
             flagged, total = sums[(ds, kind)]
             xs.append(di - 0.4 + width * (ki + 0.5))
             hs.append(flagged / total if total else 0.0)
-            notes.append(f"{flagged}/{total}")
+            unit = next((r.unit for r in rows if (r.dataset, r.kind) == (ds, kind)), "")
+            notes.append(f"{flagged}/{total} {unit}")
         ax.bar(xs, hs, width, color=_color(ki), label=_label(kind))
         for x, h, note in zip(xs, hs, notes, strict=True):
             _bar_note(ax, x, h, note)
@@ -395,8 +448,8 @@ def _plot_contamination(rows: Sequence[ContaminationCount], path: Path) -> None:
                        rotation=30 if len(datasets) > 4 else 0,
                        ha="right" if len(datasets) > 4 else "center")
     ax.set_ylim(0, 1.1)
-    ax.set_ylabel("flagged / total")
-    ax.set_title("Contamination: share of items flagged, per dataset and kind")
+    ax.set_ylabel("share flagged (items; paraphrase: pairs)")
+    ax.set_title("Contamination: share flagged, per dataset and kind")
     ax.grid(True, axis="y", alpha=0.3)
     _legend(fig, ax)
     _save(fig, path)
@@ -408,8 +461,14 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2re
 max-width:1150px;padding:0 1rem;color:#222;line-height:1.45}
 h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem}
 nav a{margin-right:1rem}
-table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem}
-th,td{border:1px solid #ccc;padding:.25rem .55rem;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:.8rem 0;font-size:.9rem;max-width:100%}
+th,td{border:1px solid #ccc;padding:.25rem .55rem;text-align:left;vertical-align:top;
+overflow-wrap:anywhere}th{white-space:nowrap}
+table.wide{font-size:.8rem}.failed td{background:#fdecea}.ok{color:#1b5e20}
+.bad{color:#b71c1c;font-weight:600}dl.prov{display:grid;grid-template-columns:max-content 1fr;
+gap:.2rem 1rem}dl.prov dt{font-weight:600}dl.prov dd{margin:0}
+.example{border:1px solid #ddd;border-radius:4px;padding:.5rem .8rem;margin:.6rem 0}
+.example ol{margin:.2rem 0}
 th{background:#f3f3f3}td{font-variant-numeric:tabular-nums}
 img{max-width:100%;height:auto;border:1px solid #eee}
 .nodata{background:#fff8e1;border:1px solid #f0d48a;padding:.6rem .8rem;display:inline-block}
@@ -422,10 +481,14 @@ _EXPLAIN = {
         "<b>Agg(D<sub>t</sub>, M)</b> is agent M's aggregate score on round t's items "
         "D<sub>t</sub>: the mean per-item score under the scorer (<code>em</code>: SQuAD "
         "exact match, <code>f1</code>: SQuAD token F1, <code>judge</code>: share judged "
-        "correct). Error bars are its confidence interval; a hollow marker is a round not "
-        "frozen yet. A <b>macro</b> score (Eq. 8) is the mean of Agg over a window of rounds, "
-        "drawn as a dashed line over that window with its CI shaded. Static-benchmark scores "
-        "are listed for comparison."),
+        "correct, <code>hotpot_f1</code>: HotpotQA's official answer F1). One panel per "
+        "scorer; agents sit side by side within a round so equal scores stay visible, and "
+        "points appear only at rounds where that agent was scored (lines join consecutive "
+        "scored rounds only). Error bars are the 95% bootstrap interval; a hollow marker is a "
+        "round not frozen yet. A <b>macro</b> score (Eq. 8) is the mean of Agg over a window "
+        "of rounds, drawn as a dashed line with its CI shaded. Agent errors count as wrong "
+        "answers and are listed beside every score; runs with too many errors are failed "
+        "and never plotted (see Runs). Static-benchmark scores are listed for comparison."),
     "leaktests": (
         "<b>Leak&amp;Test</b> compares a clean agent M with a leaked copy M<sub>leak</sub> "
         "that has seen test data. The <b>static gap</b> is a<sub>leak</sub> − "
@@ -449,8 +512,9 @@ _EXPLAIN = {
         "Items flagged as possibly contaminated, per dataset and kind: <b>runtime</b> (the "
         "agent's retrieval at answer time surfaced the item or its answer), "
         "<b>pretraining</b> (signs the item was in a model's training data), "
-        "<b>paraphrase</b> (the item paraphrases another one). Bars show flagged / total; "
-        "the table breaks the flags down by reason."),
+        "<b>paraphrase</b> (two items paraphrase each other: counted in <b>pairs</b> of "
+        "items, out of the pairs checked). Bars show flagged / checked, labelled with their "
+        "unit; the table breaks the flags down by reason."),
 }
 
 _TITLES = {
@@ -468,26 +532,106 @@ def _figure_html(section: str, drawn: bool) -> str:
     return f'<p class="nodata">{_e(NO_DATA)}: nothing to plot for this section.</p>'
 
 
+def _ci(lo: float, hi: float) -> str:
+    return f"[{_num(lo)}, {_num(hi)}]"
+
+
 def _scores_tables(data: ReportData) -> str:
     parts = []
     if data.scores:
-        rows = [(p.agent, p.scorer, p.t, _num(p.score), _num(p.ci_low), _num(p.ci_high),
-                 p.n, "yes" if p.snapshot else "no")
+        rows = [(p.agent, p.scorer, p.t, _num(p.score), _ci(p.ci_low, p.ci_high), p.n,
+                 f"{p.errors} of {p.n}", "yes" if p.snapshot else "no",
+                 f"{p.run_id}" + (f" (newest scored of {p.n_runs})" if p.n_runs > 1 else ""))
                 for p in sorted(data.scores, key=lambda p: (p.agent, p.scorer, p.t))]
         parts.append("<h3>Per round</h3>" + _table(
-            ["agent", "scorer", "round t", "Agg", "CI low", "CI high", "n items", "frozen"],
-            rows))
+            ["agent", "scorer", "round t", "Agg", "95% CI", "items", "agent errors",
+             "frozen", "run shown"], rows))
     if data.macro:
         mrows = [(m.agent, m.scorer, ", ".join(map(str, m.rounds)) or "—", _num(m.score),
-                 _num(m.ci_low), _num(m.ci_high)) for m in data.macro]
+                 _ci(m.ci_low, m.ci_high)) for m in data.macro]
         parts.append("<h3>Macro (Eq. 8)</h3>" + _table(
-            ["agent", "scorer", "rounds", "macro score", "CI low", "CI high"], mrows))
+            ["agent", "scorer", "rounds", "macro score", "95% CI"], mrows))
     if data.static:
-        srows = [(s.agent, s.dataset, s.scorer, _num(s.score), _num(s.ci_low),
-                 _num(s.ci_high), s.n) for s in data.static]
+        srows = [(s.agent, s.dataset + (f" [{s.split}]" if s.split else ""), s.scorer,
+                  _num(s.score), _ci(s.ci_low, s.ci_high), s.n, f"{s.errors} of {s.n}",
+                  s.run_id + (f" (newest scored of {s.n_runs})" if s.n_runs > 1 else ""))
+                 for s in data.static]
         parts.append("<h3>Static benchmarks</h3>" + _table(
-            ["agent", "dataset", "scorer", "score", "CI low", "CI high", "n items"], srows))
+            ["agent", "dataset", "scorer", "score", "95% CI", "items", "agent errors",
+             "run shown"], srows))
     return "".join(parts)
+
+
+def _runs_html(data: ReportData) -> str:
+    if not data.runs:
+        return f'<p class="nodata">{_e(NONE_YET)}: no evaluation run stored.</p>'
+    failed = [r for r in data.runs if r.status == "failed"]
+    rows = [(r.id, r.created_at.replace("T", " ")[:19], r.agent,
+             r.target + (f" [{r.split}]" if r.split else ""),
+             r.n, r.errors, "FAILED" if r.status == "failed" else "ok",
+             "yes" if r.shown else "no", r.failure or "") for r in data.runs]
+    intro = (f"<p>{len(data.runs)} runs stored, {len(failed)} failed. For each agent and "
+             "round (or static dataset and split) the report shows the <b>newest run that "
+             "has a score</b>; older runs and failed runs are listed here only. A run "
+             "<b>failed</b> when the agent errored on every item or on more than "
+             "<code>--max-errors</code> of them: it has no score.</p>")
+    return intro + _table(
+        ["run", "created", "agent", "target", "items", "agent errors", "status", "shown",
+         "why it failed"], rows, cls="wide",
+        row_classes=["failed" if r.status == "failed" else "" for r in data.runs])
+
+
+def _breakdown_html(data: ReportData) -> str:
+    if not data.breakdowns:
+        return f'<p class="nodata">{_e(NONE_YET)}: no scored run.</p>'
+    parts = []
+    for by, title in (("pattern", "Per pattern (round pattern, HotpotQA type, FreshQA fact "
+                                  "type)"), ("hops", "Per number of hops")):
+        rows = [b for b in data.breakdowns if b.by == by]
+        if not rows:
+            continue
+        scorers = list(dict.fromkeys(b.scorer for b in rows))
+        keyed: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for b in rows:
+            cell = keyed.setdefault((b.agent, b.target, b.group), {"n": b.n})
+            cell[b.scorer] = b.score
+        body = [(a, t, g, v["n"], *(_num(v.get(sc)) for sc in scorers))
+                for (a, t, g), v in sorted(keyed.items())]
+        parts.append(f"<h3>{_e(title)}</h3>" + _table(
+            ["agent", "target", by, "items", *scorers], body))
+    return "".join(parts)
+
+
+def _examples_html(data: ReportData) -> str:
+    if not data.examples:
+        return f'<p class="nodata">{_e(NONE_YET)}: no round with items.</p>'
+    out = []
+    for x in data.examples:
+        claims = "".join(f"<li>{_e(c)}</li>" for c in x.claims)
+        urls = ", ".join(f"<code>{_e(u)}</code>" for u in x.urls)
+        out.append(
+            f'<div class="example"><p><b>Q:</b> {_e(x.question)}<br><b>A:</b> '
+            f"{_e(x.answer)}</p><p class=\"muted\">round {x.round} · pattern "
+            f"{_e(x.pattern or '—')} · {_e(x.hops if x.hops is not None else '—')} hops · "
+            f"seed {_e(x.seed if x.seed is not None else '—')} · θ "
+            f"<code>{_e(x.theta_hash or '—')}</code><br>from the seed question "
+            f"“{_e(x.seed_question)}”; claims used:</p><ol>{claims}</ol>"
+            f"<p class=\"muted\">read from {urls or '—'}</p></div>")
+    return "".join(out)
+
+
+def _provenance_html(data: ReportData) -> str:
+    prov = data.provenance
+    items = [("generated at", data.generated_at),
+             ("dwqa-graph version", prov.package_version if prov else "unknown")]
+    html_ = "<dl class=\"prov\">" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>"
+                                             for k, v in items) + "</dl>"
+    if prov and prov.rounds:
+        html_ += _table(["round t", "seed", "θ hash", "generator", "frozen", "items"], [
+            (r.get("t"), _num(r.get("seed")), r.get("theta_hash") or "—",
+             r.get("generator") or "—", _num(r.get("frozen")), _num(r.get("items")))
+            for r in prov.rounds])
+    return html_
 
 
 def _leak_tables(data: ReportData) -> str:
@@ -512,11 +656,15 @@ def _leak_tables(data: ReportData) -> str:
                 return xs[j] if j < len(xs) else None
             per_round.append((lt.id, _num(at(rounds)), _num(_real(at(clean))),
                               _num(_real(at(leaked))), _num(_real(at(gaps)))))
+    # One wide row split in three tables that fit the page: who, static, dynamic.
     out = "<h3>Tests</h3>" + _table(
-        ["id", "agent (clean)", "leaked agent", "scorer", "ε", "static dataset", "a_clean",
-         "a_leak", "static gap", "static t", "static df", "static p", "static reject",
-         "dynamic gap", "dynamic t", "dynamic df", "dynamic p", "dynamic reject", "note"],
-        summary, cls="wide")
+        ["id", "agent (clean)", "leaked agent", "scorer", "ε"], [r[:5] for r in summary])
+    out += "<h3>Static benchmark</h3>" + _table(
+        ["id", "dataset", "a_clean", "a_leak", "gap", "t", "df", "p", "reject"],
+        [(r[0], *r[5:13]) for r in summary])
+    out += "<h3>Fresh rounds</h3>" + _table(
+        ["id", "mean gap", "t", "df", "p", "reject", "note"],
+        [(r[0], *r[13:19]) for r in summary])
     if per_round:
         out += "<h3>Per fresh round</h3>" + _table(
             ["id", "round", "Agg clean", "Agg leaked", "gap Δ"], per_round)
@@ -565,11 +713,20 @@ def _collision_tables(col: dict[str, Any] | None) -> str:
 def _contamination_tables(rows: Sequence[ContaminationCount]) -> str:
     if not rows:
         return ""
-    body = [(r.dataset, r.kind, r.flagged, r.total,
+    body = [(r.dataset, r.kind, f"{r.flagged} {r.unit}", f"{r.total} {r.unit}",
              _num(r.flagged / r.total) if r.total else "—",
              "; ".join(f"{k}: {v}" for k, v in sorted(r.by_reason.items())) or "—")
             for r in rows]
-    return _table(["dataset", "kind", "flagged", "total", "share", "by reason"], body)
+    return _table(["dataset", "kind", "flagged", "checked", "share", "by reason"], body)
+
+
+#: Sections without a plot: (id, title, renderer), placed after the plot section named.
+_EXTRA: dict[str, list[tuple[str, str]]] = {
+    "start": [("runs", "Runs shown and agent errors")],
+    "scores": [("breakdowns", "Breakdowns of the shown runs"),
+               ("examples", "Example items and their provenance")],
+    "contamination": [("provenance", "Provenance")],
+}
 
 
 def _html(data: ReportData, drawn: set[str]) -> str:
@@ -579,20 +736,34 @@ def _html(data: ReportData, drawn: set[str]) -> str:
         "collisions": _collision_tables(data.collisions),
         "contamination": _contamination_tables(data.contamination),
     }
-    nav = "".join(f'<a href="#{s}">{_e(_TITLES[s])}</a>' for s in PLOT_FILES)
-    sections = []
+    extra_html = {"runs": _runs_html(data), "breakdowns": _breakdown_html(data),
+                  "examples": _examples_html(data), "provenance": _provenance_html(data)}
+
+    def extra(after: str) -> list[str]:
+        return [f'<section id="{sid}"><h2>{_e(title)}</h2>{extra_html[sid]}</section>'
+                for sid, title in _EXTRA.get(after, [])]
+
+    order = [(sid, title) for sid, title in _EXTRA["start"]]
+    for s in PLOT_FILES:
+        order.append((s, _TITLES[s]))
+        order += _EXTRA.get(s, [])
+    nav = "".join(f'<a href="#{sid}">{_e(title)}</a>' for sid, title in order)
+    sections = extra("start")
     for s in PLOT_FILES:
         sections.append(
             f'<section id="{s}"><h2>{_e(_TITLES[s])}</h2>'
             f'<p class="explain">{_EXPLAIN[s]}</p>{_figure_html(s, s in drawn)}{tables[s]}'
             "</section>")
+        sections += extra(s)
+    version = data.provenance.package_version if data.provenance else "unknown"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>dwqa report — {_e(data.generated_at)}</title><style>{_CSS}</style></head>"
         f"<body><h1>dwqa report</h1><p class=\"muted\">generated at "
-        f"{_e(data.generated_at)}; the numbers are also in <a href=\"report.json\">"
-        f"report.json</a></p><nav>{nav}</nav>\n" + "\n".join(sections) + "\n</body></html>\n")
+        f"{_e(data.generated_at)} by dwqa-graph {_e(version)}; the numbers are also in "
+        f"<a href=\"report.json\">report.json</a></p><nav>{nav}</nav>\n"
+        + "\n".join(sections) + "\n</body></html>\n")
 
 
 # -- entry point -----------------------------------------------------------------------

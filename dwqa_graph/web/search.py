@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import Counter
 from typing import Protocol
 
 import httpx
@@ -36,40 +38,90 @@ class SearchClient(Protocol):
         ...
 
 
+#: The fields every usable SearxNG result has; SearxNG's own JSON fills title and content
+#: with "" when an engine has none, so a missing or null one marks a malformed result.
+REQUIRED_FIELDS = ("url", "title", "content")
+
+
+def result_problem(hit: object) -> str | None:
+    """Why a SearxNG JSON result cannot be used (``no_url``, ``null_title``, ``not_an_object``
+    ...), or None when it can. A result is skipped whole rather than patched: a result
+    without a URL cannot be read or cited, and one with a null title or content came from a
+    broken engine or proxy whose other fields are not to be trusted either."""
+    if not isinstance(hit, dict):
+        return "not_an_object"
+    for key in REQUIRED_FIELDS:
+        if key not in hit:
+            return f"no_{key}"
+        if hit[key] is None:
+            return f"null_{key}"
+        if not isinstance(hit[key], str):
+            return f"bad_{key}"
+    if not hit["url"].strip():
+        return "empty_url"
+    published = hit.get("publishedDate")
+    if published is not None and not isinstance(published, str):
+        return "bad_publishedDate"
+    return None
+
+
 class SearxngClient:
-    """A SearxNG instance (``format=json`` must be enabled in its settings)."""
+    """A SearxNG instance (``format=json`` must be enabled in its settings).
+
+    Results without a usable ``url``, ``title`` or ``content`` are skipped, never raised on;
+    :attr:`skipped` counts them by reason over the client's life (``search_counted`` also
+    returns each search's own count)."""
 
     name = "searxng"
 
     def __init__(self, base_url: str, *, timeout: float = 20.0) -> None:
         self.base_url = base_url.rstrip("/")
         self._client = httpx.Client(timeout=timeout, trust_env=False)
+        self.skipped: Counter[str] = Counter()
+        self._lock = threading.Lock()  # agents search from several threads
 
     def close(self) -> None:
         self._client.close()
 
     def search(self, query: str, limit: int = 10) -> list[SearchResult]:
+        return self.search_counted(query, limit)[0]
+
+    def search_counted(self, query: str,
+                       limit: int = 10) -> tuple[list[SearchResult], Counter[str]]:
+        """The results and, by reason, the results skipped as unusable."""
         results: list[SearchResult] = []
+        skipped: Counter[str] = Counter()
         page = 1
         while len(results) < limit:
             try:
                 resp = self._client.get(f"{self.base_url}/search",
                                         params={"q": query, "format": "json", "pageno": page})
                 resp.raise_for_status()
-                hits = resp.json().get("results") or []
+                doc = resp.json()
             except (httpx.HTTPError, ValueError) as exc:
                 raise SearchError(f"SearxNG at {self.base_url} failed for {query!r}: {exc}. "
                                   "Is it running, with format=json enabled?") from exc
-            if not hits:
+            hits = doc.get("results") if isinstance(doc, dict) else None
+            if not isinstance(hits, list) or not hits:
                 break
+            before = len(results)
             for hit in hits:
-                if "url" in hit and len(results) < limit:
-                    results.append(SearchResult(
-                        url=hit["url"], title=hit.get("title") or "",
-                        content=hit.get("content") or "", published=hit.get("publishedDate"),
-                        rank=len(results) + 1, engine=self.name))
+                if len(results) >= limit:
+                    break
+                problem = result_problem(hit)
+                if problem is not None:
+                    skipped[problem] += 1
+                    continue
+                results.append(SearchResult(
+                    url=hit["url"], title=hit["title"], content=hit["content"],
+                    published=hit.get("publishedDate"), rank=len(results) + 1,
+                    engine=self.name))
+            if len(results) == before:
+                break  # a page of unusable results only: the next one is no better (or the same)
             page += 1
-        return results
+        with self._lock:
+            self.skipped.update(skipped)
+        return results, skipped
 
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')

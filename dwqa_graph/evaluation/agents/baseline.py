@@ -154,11 +154,16 @@ class BaselineAgent:
 
     def _answer(self, question: str, steps: list[str]) -> AgentAnswer:
         try:
-            hits = self.search.search(question, limit=self.top_k)
+            counted = getattr(self.search, "search_counted", None)
+            hits, skipped = (counted(question, limit=self.top_k) if counted
+                             else (self.search.search(question, limit=self.top_k), {}))
         except Exception as exc:  # SearchError, a Neo4j outage: both end this question
             return failed(f"search failed ({self.search.name}): {type(exc).__name__}: {exc}",
                            steps=[f"search {self.search.name}: {question!r}"])
         steps.append(f"search {self.search.name}: {question!r} -> {len(hits)} results")
+        if skipped:  # malformed results (no url, null title ...) are dropped, and said so
+            steps.append("skipped unusable results: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(skipped.items())))
         reads = self.pages.read(hits) if hits else []
         retrieved = []
         for rank, page in enumerate(reads, start=1):

@@ -716,7 +716,7 @@ def test_memorize_wraps_any_spec(stub: _Stub) -> None:
     ("perplexica:http://127.0.0.1:3000?focus=web", "unknown option(s) focus"),
     ("closedbook:", "nothing after 'closedbook:'"),
     ("closedbook:llama:7b", "closedbook: unknown --llm 'llama:7b'"),
-    ("memorize:nonsense", "unknown agent 'nonsense'"),
+    ("memorize:nonsense", "unknown agent spec 'nonsense'"),
 ])
 def test_bad_specs(spec: str, message: str) -> None:
     with pytest.raises(AgentError) as err:

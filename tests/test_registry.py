@@ -63,7 +63,7 @@ def test_a_toy_agent_and_scorer_reach_the_cli(store: Store, env: dict[str, str])
     unknown = runner.invoke(main, ["eval", "--dataset", "ex", "--agent", "toy",
                                    "--scorer", "nope", "--json"], env=env)
     assert unknown.exit_code == 1
-    assert json.loads(unknown.output)["error"]["type"] == "UsageError"
+    assert json.loads(unknown.stdout)["error"]["type"] == "UsageError"
 
 
 def test_specs_are_checked_against_the_entry() -> None:

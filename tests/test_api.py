@@ -20,7 +20,7 @@ from dwqa_graph.web.localweb import serve
 from tests.paths import EXAMPLES, REPO_ROOT
 
 PACKAGE_DATA = (
-    "dwqa_graph/cypher/rounds/next_t.cypher", "dwqa_graph/cypher/explore/seed_graphs.cypher",
+    "dwqa_graph/cypher/rounds/export.cypher", "dwqa_graph/cypher/explore/seed_graphs.cypher",
     "dwqa_graph/prompts/qa_temporal.md", "dwqa_graph/neo4j/DwqaNeo4j.java",
     "dwqa_graph/neo4j/pom.xml", "dwqa_graph/neo4j/jvm.args", "dwqa_graph/py.typed",
 )

@@ -156,8 +156,8 @@ def query_cmd(settings: Settings, name: str | None, params: tuple[str, ...], lis
         listing = {n: queries.description(f"explore/{n}") for n in names}
         emit(as_json, listing, lambda: echo_lines(f"{n:<20} {d}" for n, d in listing.items()))
         return
+    text = queries.load_from("explore", name)  # refuses names outside cypher/explore
     defaults = queries.defaults(f"explore/{name}")
-    text = queries.load_from("explore", name)
     values: dict[str, Any] = dict.fromkeys(_PARAM.findall(text))
     values.update(defaults)
     values.update(parse_params(params))

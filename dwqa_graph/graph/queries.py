@@ -46,16 +46,16 @@ def load_from(folder: str, name: str, root: Path | None = None) -> str:
     return load(f"{folder}/{name}", root)
 
 
-def load(name: str, root: Path = CYPHER_DIR) -> str:
+def load(name: str, root: Path | None = None) -> str:
     """The Cypher the driver runs: a file's Browser ``:param`` lines (see
     :func:`browser_script`) are not Cypher and are left out."""
-    text = load_file(name, root)
+    text = load_file(name, root or CYPHER_DIR)
     return browser_script(text)[1] if _PARAM_LINE.search(text) else text
 
 
-def defaults(name: str, root: Path = CYPHER_DIR) -> dict[str, Any]:
+def defaults(name: str, root: Path | None = None) -> dict[str, Any]:
     """The parameter defaults a query file sets with ``:param`` lines (for Neo4j Browser)."""
-    return browser_script(load_file(name, root))[0]
+    return browser_script(load_file(name, root or CYPHER_DIR))[0]
 
 
 def available(root: Path = CYPHER_DIR, under: str = "") -> list[str]:

@@ -23,7 +23,7 @@ from dwqa_graph.claims.features import MONTH_PATTERN
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 
-RULE_GENERATOR_VERSION = "1"
+RULE_GENERATOR_VERSION = "2"
 
 
 class UsedClaim(BaseModel):
@@ -42,6 +42,8 @@ class QACandidate(BaseModel):
     generator: str
     detail: dict[str, Any] = Field(default_factory=dict,
                                    description="Values the answer was computed from.")
+    checks: list[str] = Field(default_factory=list,
+                              description="The rubric checks (rounds/checks.py) it passed.")
 
 
 class GenerationFailed(Exception):
@@ -108,8 +110,42 @@ def quote_list(items: list[str]) -> str:
     return "; ".join(f'({i}) "{s}"' for i, s in enumerate(items, 1))
 
 
+_COMMON_OPENERS = frozenset("the a an construction work deliveries production service "
+                            "operation operations".split())
+_PERSON = re.compile(r"\b(?:directed|wrote|starred|sang|played|coached|managed|born|died|"
+                     r"actor|actress|singer|director|filmmaker|player|writer|author|musician|"
+                     r"politician|footballer|manager|drummer|guitarist|rapper|producer|"
+                     r"composer|poet|novelist|journalist|businessman|businesswoman|he|she)\b",
+                     re.I)
+_CURRENCY_WORDS = {"EUR": "euros", "USD": "US dollars", "GBP": "pounds"}
+
+
+def _mid(clause: str) -> str:
+    """A clause placed mid-sentence: a leading common word loses its capital."""
+    first = clause.split(" ", 1)[0]
+    return clause[0].lower() + clause[1:] if first.lower() in _COMMON_OPENERS else clause
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:] if text else text
+
+
+def fmt_quantity(value: float, unit: str) -> str:
+    if unit in _CURRENCY_WORDS:
+        word = _CURRENCY_WORDS[unit]
+        for scale, name in ((1e9, "billion"), (1e6, "million")):
+            if abs(value) >= scale:
+                return f"{fmt(value / scale)} {name} {word}"
+        return f"{fmt(value)} {word}"
+    if unit == "%":
+        return f"{fmt(value)} percentage points"
+    return f"{fmt(value)} {unit}".strip()
+
+
 class RuleGenerator:
-    """Deterministic Gen: answers computed from parsed claim values; wording varies with r."""
+    """Deterministic Gen in its own words: events named by subject and action, quantities by
+    holder and noun, an entity by descriptions; answers computed from the claims' parsed
+    values. A sample whose claims do not fit gives ``GenerationFailed`` (a counted reason)."""
 
     name = "rule"
 
@@ -122,77 +158,127 @@ class RuleGenerator:
     def generate(self, sample: Sample) -> QACandidate:
         rng = random.Random(f"{sample.r}:{sample.attempt}:wording")
         picks = sample.picks
+        titles = {b.label: b.title for b in sample.buckets}
         make = {"temporal": self._temporal, "comparison": self._comparison,
                 "causal": self._causal, "conjunction": self._conjunction}[sample.pattern]
-        question, answer, detail = make(picks, rng)
+        question, answer, detail = make(picks, rng, titles)
         return QACandidate(question=question, answer=answer, pattern=sample.pattern,
                            hops=len(picks), used_claims=used(picks), generator=self.name,
                            detail=detail)
 
-    def _temporal(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
+    def _temporal(self, picks: list[Pick], rng: random.Random,
+                  titles: dict[str, str | None]) -> tuple[str, str, dict]:
         form = "interval" if rng.random() < 0.6 else "first"
-        wording = rng.randrange(2)
-        return self.temporal(picks, form, wording)
+        return self.temporal(picks, form, rng.randrange(2), titles)
 
     def temporal(self, picks: list[Pick], form: str, wording: int = 0,
-                 ) -> tuple[str, str, dict]:
+                 titles: dict[str, str | None] | None = None) -> tuple[str, str, dict]:
         """``interval``: years between the earliest and latest event; ``first``: which
-        event came first."""
-        events = [event_phrase(p.claim.text, p.year or 0) for p in picks]
-        years = [p.year or 0 for p in picks]
-        detail = {"years": years, "events": events, "form": form}
-        if any(not e for e in events):
-            raise GenerationFailed("no_event_phrase", "a claim is only a date")
-        if form == "interval":
-            q = ["How many years passed between these events: {}?",
-                 "How many years apart did these things happen: {}?"][wording]
-            return q.format(quote_list(events)), f"{max(years) - min(years)} years", detail
-        q = ["Which of these happened first: {}?", "Which came earliest: {}?"][wording]
-        return q.format(quote_list(events)), events[years.index(min(years))], detail
+        event came first. Events are clauses in the generator's words."""
+        titles = titles or {}
+        from dwqa_graph.rounds.wording import event_clause
 
-    def _comparison(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
+        events = [event_clause(p.claim.text, p.year or 0, p.entity, _subject_title(
+            titles.get(p.bucket))) for p in picks]
+        years = [p.year or 0 for p in picks]
+        if any(e is None for e in events):
+            raise GenerationFailed("no_event_phrase", "a date that is no event's date, or an "
+                                   "action the generator cannot name")
+        ev = [str(e) for e in events]
+        if len({e.lower() for e in ev}) < len(ev):
+            raise GenerationFailed("no_event_phrase", "two events read the same")
+        detail = {"years": years, "events": ev, "form": form}
+        if form == "interval":
+            q = ["How many years passed between when {} and when {}?",
+                 "How many years apart were these two events: {} and {}?"][wording]
+            diff = max(years) - min(years)
+            return (q.format(*[_mid(e) for e in ev[:2]]) if len(ev) == 2 else
+                    "How many years passed between the earliest and the latest of these: "
+                    + ", ".join(_mid(e) for e in ev) + "?",
+                    f"{diff} year" + ("s" if diff != 1 else ""), detail)
+        q = ["Which happened first: {}?", "Which came earlier: {}?"][wording]
+        joined = ", or ".join(_mid(e) for e in ev)
+        return q.format(joined), _cap(ev[years.index(min(years))]), detail
+
+    def _comparison(self, picks: list[Pick], rng: random.Random,
+                    titles: dict[str, str | None]) -> tuple[str, str, dict]:
+        from dwqa_graph.rounds.checks import quantity_kind
+        from dwqa_graph.rounds.wording import quantity_name, subject_of
+
         unit = picks[0].unit or ""
         values = [p.value or 0.0 for p in picks]
-        masked = [mask(p.claim.text, p.raw or "") for p in picks]
-        detail = {"values": values, "unit": unit, "raw": [p.raw for p in picks]}
-        if any("___" not in m for m in masked):
-            raise GenerationFailed("unmaskable_value", "value not found in the claim text")
-        suffix = f" {unit}" if unit not in ("%",) else "%"
-        kind = rng.choice(["difference", "larger"] + (["ratio"] if all(values) else []))
-        if len(picks) > 2:
-            kind = "larger"
-        if kind == "difference":
-            q = f"What is the difference, in {unit}, between the two missing figures: {{}}?"
-            ans = fmt(abs(values[0] - values[1])) + suffix
-        elif kind == "ratio":
-            q = "What is the first missing figure divided by the second, to two decimals: {}?"
-            ans = f"{values[0] / values[1]:.2f}"
-        else:
-            q = "Which missing figure is the largest: {}? Give the figure."
-            ans = picks[values.index(max(values))].raw or fmt(max(values))
+        names = []
+        for p in picks:
+            holder = subject_of(p.claim.text, None, _subject_title(titles.get(p.bucket)))
+            names.append(quantity_name(p.claim.text, p.raw or "", holder))
+        if any(n is None for n in names) or len(set(names)) < len(names):
+            raise GenerationFailed("unnamed_quantity", "no noun names what a figure measures")
+        nm = [str(n) for n in names]
+        kinds = {quantity_kind(n) for n in nm}
+        if len(kinds) != 1 or None in kinds:
+            raise GenerationFailed("incomparable_quantities", ", ".join(nm))
+        detail = {"values": values, "unit": unit, "units": [p.unit for p in picks],
+                  "raw": [p.raw for p in picks], "names": nm}
+        big = values.index(max(values))
+        kind = "difference" if len(picks) == 2 and rng.random() < 0.5 else "larger"
         detail["operation"] = kind
-        return q.format(quote_list(masked)), ans, detail
+        if kind == "difference":
+            small = 1 - big
+            q = f"By how much did {nm[big]} exceed {nm[small]}?"
+            return q, fmt_quantity(values[big] - values[small], unit), detail
+        q = "Which was larger: " + ", or ".join(nm) + "?"
+        return q, _cap(nm[big]), detail
 
-    def _causal(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
-        cause_claim = picks[0].claim.text
-        split = split_cause(cause_claim)
+    def _causal(self, picks: list[Pick], rng: random.Random,
+                titles: dict[str, str | None]) -> tuple[str, str, dict]:
+        from dwqa_graph.rounds.wording import compress
+
+        split = split_cause(picks[0].claim.text)
         if split is None:
             raise GenerationFailed("no_cause_split", "no cause/effect split in the claim")
         cause, effect = split
-        context = [clean(p.claim.text) for p in picks[1:]]
-        q = rng.choice(["Given that {ctx}, what did {cause} lead to?",
-                        "Given that {ctx}, what was the consequence of {cause}?"])
-        question = q.format(ctx="; and that ".join(context), cause=cause[0].lower() + cause[1:])
-        return question, effect, {"cause": cause, "effect": effect}
+        effect = _DATE_EXPR.sub("", effect)
+        effect_c = compress(clean(effect), picks[0].claim.text)
+        if not effect_c or len(effect_c.split()) < 3:
+            raise GenerationFailed("no_cause_split", "effect too short to ask about")
+        q = rng.choice(["What led to the fact that {e}?", "What was behind the fact that {e}?"])
+        q = q.format(e=_mid(effect_c))
+        return q, cause, {"cause": cause, "effect": effect_c}
 
-    def _conjunction(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
+    def _conjunction(self, picks: list[Pick], rng: random.Random,
+                     titles: dict[str, str | None]) -> tuple[str, str, dict]:
+        from dwqa_graph.rounds.wording import describe
+
         entity = picks[0].entity or ""
-        masked = [mask(p.claim.text, entity) for p in picks]
-        if any("___" not in m for m in masked):
-            raise GenerationFailed("unmaskable_entity", entity)
-        q = rng.choice(["Which name completes all of these statements: {}?",
-                        "What single name fills every blank: {}?"])
-        return q.format(quote_list(masked)), entity, {"entity": entity}
+        clues = [describe(p.claim.text, entity) for p in picks]
+        if any(c is None for c in clues) or len({c for c in clues}) < len(clues):
+            raise GenerationFailed("no_description", f"a clue about {entity} cannot be "
+                                   "rewritten as a description")
+        cl = [str(c) for c in clues]
+        rng.shuffle(cl)
+        who = "Who" if any(_PERSON.search(c) for c in cl) else "What"
+        q = f"{who} {join_clues(cl)}?"
+        return q, entity, {"entity": entity, "clues": cl}
+
+
+def join_clues(clues: list[str]) -> str:
+    """"directed a 2012 horror film and a 2014 thriller, and is an American director":
+    clues with the same verb share it."""
+    groups: dict[str, list[str]] = {}
+    for c in clues:
+        verb, _, rest = c.partition(" ")
+        groups.setdefault(verb, []).append(rest)
+    parts = [f"{verb} " + " and ".join(rests) for verb, rests in groups.items()]
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + ", and " + parts[-1] if len(parts) > 2 else \
+        f"{parts[0]} and {parts[1]}"
+
+
+def _subject_title(title: str | None) -> str | None:
+    from dwqa_graph.claims.entities import title_entity
+
+    return title_entity(title)
 
 
 _CAUSE_AFTER = re.compile(r"^(?P<effect>.+?),?\s+(?:because of|because|due to|owing to|as a "

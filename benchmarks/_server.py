@@ -3,6 +3,7 @@ Never a user's server; stopped afterwards when a benchmark started it."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +14,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def start_bench_server() -> tuple[Settings, bool]:
-    settings = replace(load_settings({}), home=REPO_ROOT / ".dwqa" / "bench").with_ports(7689, 7476)
+    # DWQA_BENCH_BOLT_PORT / DWQA_BENCH_HTTP_PORT move it when several checkouts bench at once.
+    bolt = int(os.environ.get("DWQA_BENCH_BOLT_PORT", "7689"))
+    http = int(os.environ.get("DWQA_BENCH_HTTP_PORT", "7476"))
+    home = REPO_ROOT / ".dwqa" / ("bench" if bolt == 7689 else f"bench-{bolt}")
+    settings = replace(load_settings({}), home=home).with_ports(bolt, http)
     started = not server.reachable(settings)
     server.up(settings)
     return settings, started

@@ -76,14 +76,14 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
         n = norm(name)
         if not n or n in out:
             continue
-        out[n] = {"id": stable_id("entity", n), "name": _POSSESSIVE.sub("", _PAREN.sub("", name).strip()),
-                  "norm": n,
+        display = _POSSESSIVE.sub("", _PAREN.sub("", name).strip())
+        out[n] = {"id": stable_id("entity", n), "name": display, "norm": n,
                   "generic": is_generic(n), "role": role}
     return list(out.values())
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "10"
+LINK_VERSION = "11"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],
@@ -100,13 +100,16 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
 
     subject = title_entity(title)
     holder = subject_of(text, None, subject)
-    names = [quantity_name(text, r, holder) if u else None
-             for r, u in zip(raw, units, strict=False)]
+    names = [quantity_name(text, r, holder, subject) for r in raw]
+    kinds = [(quantity_kind(n) or "") if n else "" for n in names]
+    # A count with no unit word ("The population was 449") is comparable with other counts
+    # of the same kind.
+    units = [u or ("count" if k in ("population", "riders") else "")
+             for u, k in zip(units, kinds, strict=False)]
     return {
-        "quantity_kinds": [(quantity_kind(n) or "") if n else "" for n in names],
+        "quantity_kinds": kinds,
+        "quantity_units": [u if k else "" for u, k in zip(units, kinds, strict=False)],
         "event_years": [y for y in years if event_clause(text, y, None, subject)],
-        "quantity_units": [u if n and quantity_kind(n) else ""
-                           for n, u in zip(names, units, strict=False)],
         "described": [m["norm"] for m in ments if not m["generic"] and m["role"] != "alias"
                       and m["name"] in text
                       and describe(text, m["name"])],

@@ -23,7 +23,7 @@ from dwqa_graph.claims.features import MONTH_PATTERN
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 
-RULE_GENERATOR_VERSION = "2"
+RULE_GENERATOR_VERSION = "3"
 
 
 class UsedClaim(BaseModel):
@@ -139,6 +139,8 @@ def fmt_quantity(value: float, unit: str) -> str:
         return f"{fmt(value)} {word}"
     if unit == "%":
         return f"{fmt(value)} percentage points"
+    if unit == "count":
+        return fmt(value)
     return f"{fmt(value)} {unit}".strip()
 
 
@@ -187,7 +189,39 @@ class RuleGenerator:
         ev = [str(e) for e in events]
         if len({e.lower() for e in ev}) < len(ev):
             raise GenerationFailed("no_event_phrase", "two events read the same")
+        # Meaningful: both events are about the entity that connects them (it is named in
+        # each event), not two facts that merely mention the same place.
+        from dwqa_graph.claims.entities import norm
+
+        linked = sorted({norm(p.entity or "") for p in picks} | set.intersection(
+            *(set(p.claim.mentions) for p in picks)))
+        parallel = _parallel(ev)
+        if parallel is None and not any(n and all(n in norm(e) for e in ev) for n in linked):
+            raise GenerationFailed("unrelated_events", "the shared entity is not the subject "
+                                   "or object of every event")
         detail = {"years": years, "events": ev, "form": form}
+        if parallel is not None and len(ev) == 2:
+            # The same kind of event for two connected subjects (two births, two film
+            # releases): "Who was born first, A or B?".
+            subjects, verb = parallel
+            detail["options"] = subjects
+            early, late = years.index(min(years)), years.index(max(years))
+            if form == "first":
+                who = "Who" if verb in ("was born", "died") else "Which"
+                q = (f"{who} {verb} first, {_mid(subjects[0])} or {_mid(subjects[1])}?"
+                     if verb != "died" else
+                     f"Who died first, {_mid(subjects[0])} or {_mid(subjects[1])}?")
+                return q, _cap(subjects[early]), detail
+            diff = max(years) - min(years)
+            ans = f"{diff} year" + ("s" if diff != 1 else "")
+            if verb == "was born":
+                q = f"How many years apart were {_mid(subjects[0])} and {_mid(subjects[1])} born?"
+            elif verb == "died":
+                q = f"How many years apart did {_mid(subjects[0])} and {_mid(subjects[1])} die?"
+            else:
+                q = (f"How many years after {_mid(subjects[early])} was {_mid(subjects[late])} "
+                     f"{verb.split()[-1]}?")
+            return q, ans, detail
         if form == "interval":
             q = ["How many years passed between when {} and when {}?",
                  "How many years apart were these two events: {} and {}?"][wording]
@@ -210,7 +244,8 @@ class RuleGenerator:
         names = []
         for p in picks:
             holder = subject_of(p.claim.text, None, _subject_title(titles.get(p.bucket)))
-            names.append(quantity_name(p.claim.text, p.raw or "", holder))
+            names.append(quantity_name(p.claim.text, p.raw or "", holder,
+                                       _subject_title(titles.get(p.bucket))))
         if any(n is None for n in names) or len(set(names)) < len(names):
             raise GenerationFailed("unnamed_quantity", "no noun names what a figure measures")
         nm = [str(n) for n in names]
@@ -231,19 +266,37 @@ class RuleGenerator:
 
     def _causal(self, picks: list[Pick], rng: random.Random,
                 titles: dict[str, str | None]) -> tuple[str, str, dict]:
-        from dwqa_graph.rounds.wording import compress
+        """The effect of a stated cause, its subject named only by what another document
+        says about it (the bridge): "What caused the fire at the pilot plant of the start-up
+        founded in May 2017?" needs both claims."""
+        from dwqa_graph.rounds.wording import bridge, compress, describe, noun_description
 
         split = split_cause(picks[0].claim.text)
         if split is None:
             raise GenerationFailed("no_cause_split", "no cause/effect split in the claim")
         cause, effect = split
-        effect = _DATE_EXPR.sub("", effect)
-        effect_c = compress(clean(effect), picks[0].claim.text)
-        if not effect_c or len(effect_c.split()) < 3:
-            raise GenerationFailed("no_cause_split", "effect too short to ask about")
-        q = rng.choice(["What led to the fact that {e}?", "What was behind the fact that {e}?"])
-        q = q.format(e=_mid(effect_c))
-        return q, cause, {"cause": cause, "effect": effect_c}
+        effect = re.split(r",?\s+(?:according to|an? \w+ (?:has )?found|the \w+ said)\b",
+                          effect)[0]
+        c1, c2 = picks[0].claim, picks[1].claim
+        shared = [n for e, n in zip(c2.mentions, c2.names, strict=False) if e in c1.mentions]
+        bridged, np = None, None
+        for entity in [picks[1].entity or "", *shared]:
+            np = noun_description(describe(c2.text, entity))
+            bridged = bridge(clean(_DATE_EXPR.sub("", effect)), entity, np) if np else None
+            if bridged and entity.lower() not in cause.lower():
+                break
+            bridged = None
+        if not bridged:
+            raise GenerationFailed("no_bridge", "the effect names no entity another claim "
+                                   "describes")
+        bridged = compress(bridged, picks[0].claim.text)
+        if not bridged or len(bridged.split()) < 4:
+            raise GenerationFailed("no_bridge", "effect too short to ask about")
+        noun_effect = not re.match(r"^\S+(?:\s+\S+){0,5}\s+(?:was|were|is|are|has|had|did|"
+                                   r"will|would|could|\w+ed)\b", bridged)
+        q = (f"What caused {_mid(bridged)}?" if noun_effect else
+             f"What was the reason that {_mid(bridged)}?")
+        return q, cause, {"cause": cause, "effect": bridged, "bridge": np}
 
     def _conjunction(self, picks: list[Pick], rng: random.Random,
                      titles: dict[str, str | None]) -> tuple[str, str, dict]:
@@ -259,6 +312,23 @@ class RuleGenerator:
         who = "Who" if any(_PERSON.search(c) for c in cl) else "What"
         q = f"{who} {join_clues(cl)}?"
         return q, entity, {"entity": entity, "clues": cl}
+
+
+_PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?:directed|produced|written|starring|featuring|"
+                       r"created|developed|published|recorded|performed)[^,]*,)?\s+"
+                       r"(?P<v>was born|died|was released|was published|was founded|was formed|"
+                       r"was established|was opened|first aired)$")
+
+
+def _parallel(events: list[str]) -> tuple[list[str], str] | None:
+    """(subjects, shared action) when every event is the same action ("X was born")."""
+    found = [_PARALLEL.match(e) for e in events]
+    if not all(found) or len({m.group("v") for m in found if m}) != 1:
+        return None
+    subjects = [m.group("s") for m in found if m]
+    if len({s.lower() for s in subjects}) < len(subjects):
+        return None
+    return subjects, found[0].group("v") if found[0] else ""
 
 
 def join_clues(clues: list[str]) -> str:
@@ -302,12 +372,17 @@ def split_cause(text: str) -> tuple[str, str] | None:
 class LLMGenerator:
     """The seed's pattern prompts on a chat model (one QA pair per call)."""
 
-    def __init__(self, llm: LLM, *, min_buckets: int = 2, max_claims_per_bucket: int = 12):
+    #: v2: the seed's prompts plus the item rubric as rules (issue 11); "" = the seed's own.
+    PROMPT_VERSION = "_v2"
+
+    def __init__(self, llm: LLM, *, min_buckets: int = 2, max_claims_per_bucket: int = 12,
+                 prompt_version: str | None = None):
         self.llm = llm
         self.name = f"llm:{llm.id}"
         self.min_buckets = min_buckets
         self.max_claims = max_claims_per_bucket
-        self.prompts = {p: load_prompt(f"qa_{p}") for p in
+        suffix = self.PROMPT_VERSION if prompt_version is None else prompt_version
+        self.prompts = {p: load_prompt(f"qa_{p}{suffix}") for p in
                         ("temporal", "comparison", "causal", "conjunction")}
 
     def theta(self) -> dict[str, Any]:
@@ -337,6 +412,10 @@ class LLMGenerator:
         labels = {b.label: b for b in sample.buckets}
 
         def parse(data: Any) -> QACandidate:
+            if data == []:  # the v2 prompts ask for [] rather than a weak item
+                return QACandidate(question="", answer="", pattern=sample.pattern, hops=0,
+                                   used_claims=[], generator=self.name,
+                                   detail={"declined": True})
             item = data[0] if isinstance(data, list) and data else data
             if not isinstance(item, dict) or "question" not in item or "answer" not in item:
                 raise ValueError('expected [{"used_claims": [...], "question": ..., "answer":'
@@ -356,6 +435,9 @@ class LLMGenerator:
                                generator=self.name)
 
         try:
-            return await self.llm.astructured(prompt, parse)
+            qa = await self.llm.astructured(prompt, parse)
         except LLMFailure as exc:
             raise GenerationFailed(f"llm_{exc.reason}", exc.detail) from exc
+        if qa.detail.get("declined"):
+            raise GenerationFailed("llm_no_item", "the model found no connected item")
+        return qa

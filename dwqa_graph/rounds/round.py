@@ -143,7 +143,7 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
             checks_s += time.perf_counter() - tc
             for r in results_:
                 (check_failed if not r.ok else check_passed)[r.check] += 1
-            problems += failures(results_)
+            problems = list(dict.fromkeys(problems + failures(results_)))
             res.checks = [r.check for r in results_ if r.ok]
             checks.append((s, res, problems))
         if judge_llm is not None:

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from dwqa_graph.claims.entities import norm
+
 Pattern = Literal["temporal", "comparison", "causal", "conjunction"]
 PATTERNS: tuple[Pattern, ...] = ("temporal", "comparison", "causal", "conjunction")
 
@@ -76,7 +78,8 @@ class SeedGraph(BaseModel):
 class SampleConfig(BaseModel):
     """Controllable complexity (``dwqa round new`` options)."""
 
-    docs: int = Field(3, ge=1, description="k documents drawn per seed graph.")
+    docs: int = Field(3, ge=1, description="Documents a sample shows a generator: the picks' "
+                      "own, then others connected through the same entity.")
     hops: int = Field(2, ge=2, le=4, description="Claims chained into one question.")
     patterns: tuple[Pattern, ...] = PATTERNS
     min_buckets: int = Field(2, ge=2, description="Distinct documents a question must use.")
@@ -263,9 +266,17 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     if not picks:
         return None
     used = {p.bucket for p in picks}
+    # Up to cfg.docs documents: the picks' own, then others that MENTION the same entity
+    # (an LLM generator sees more connected claims, never unrelated ones).
+    shared = {norm(p.entity) for p in picks if p.entity} & set(connections(buckets))
+    for b in buckets:
+        if len(used) >= cfg.docs:
+            break
+        if b.label not in used and any(e in c.mentions for c in b.claims for e in shared):
+            used.add(b.label)
     kept = [b for b in buckets if b.label in used]
     # Relabel doc1..docN in pick order, so prompts do not leak the graph's size.
-    order = list(dict.fromkeys(p.bucket for p in picks))
+    order = list(dict.fromkeys([p.bucket for p in picks] + [b.label for b in kept]))
     relabel = {old: f"doc{i}" for i, old in enumerate(order, 1)}
     kept = sorted((b.model_copy(update={"label": relabel[b.label]}) for b in kept),
                   key=lambda b: b.label)

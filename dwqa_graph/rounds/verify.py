@@ -35,8 +35,8 @@ def answer_in_question(question: str, answer: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(a)}(?![\w])", q) is not None
 
 
-_CHOICE = re.compile(r"^(?:which|what)\b[^:?]*\b(?:first|earlier|earliest|later|larger|"
-                     r"smaller|more|less|older|younger)\b[^:?]*:", re.I)
+_CHOICE = re.compile(r"^(?:which|what|who)\b[^:?]*\b(?:first|earlier|earliest|later|larger|"
+                     r"smaller|more|less|older|younger)\b[^:?]*[:,]", re.I)
 
 
 def is_choice(question: str, answer: str) -> bool:
@@ -80,7 +80,8 @@ def recompute_problem(qa: QACandidate, sample: Sample) -> str | None:
         if d.get("form") == "interval":
             ok = qa.answer == f"{diff} year" + ("s" if diff != 1 else "")
         else:
-            ok = qa.answer.lower() == d["events"][years.index(min(years))].lower()
+            options = d.get("options") or d["events"]
+            ok = qa.answer.lower() == options[years.index(min(years))].lower()
         return None if ok else "answer_mismatch"
     if qa.pattern == "comparison":
         values = []

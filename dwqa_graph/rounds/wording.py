@@ -36,7 +36,7 @@ EVENT_VERBS = ("founded established formed created released published premiered 
                "postponed relaunched re-released aired debuted won lost defeated qualified "
                "graduated enrolled emigrated converted adopted passed enacted agreed uncovered "
                "found fired voted named starred moved rose fell installed confirmed "
-               "replaced hired sacked signed took over settled approved decided made increased "
+               "replaced hired sacked signed settled approved decided made increased "
                "decreased grew doubled").split()
 _EVENT_VERB = re.compile(r"\b(?:(?:was|were|had been|has been|have been|is|are)\s+)?"
                          r"(?P<verb>" + "|".join(sorted(set(EVENT_VERBS), key=len,
@@ -93,13 +93,21 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
         kind = m.group("kind").lower()
         verb = ("published" if kind in _PUBLISHED else "first aired" if kind in _PREMIERED
                 else "released")
-        subj = _clean(m.group("s"))
-        if _PRONOUN.match(subj) or _THE_NOUN.match(subj):
-            subj = _clean(title or entity or "")
-        if not subj:
+        wsubj = _clean(m.group("s"))
+        if _PRONOUN.match(wsubj) or _THE_NOUN.match(wsubj):
+            wsubj = _clean(title or entity or "")
+        if not wsubj:
             return None
-        return f"the {kind} {subj} was {verb}" if verb != "first aired" else \
-            f"the {kind} {subj} first aired"
+        rel = re.search(r"\b(?P<r>directed|produced|written|starring|featuring|created|"
+                        r"developed|published|recorded|performed)(?:\s+and\s+\w+)?"
+                        r"(?:\s+by)?\s+(?P<e>" + re.escape(entity) + r")\b", text) \
+            if entity and entity not in wsubj else None
+        if rel:  # "the film True Lies, starring Arnold Schwarzenegger, was released"
+            by = "" if rel.group("r") in ("starring", "featuring") else " by"
+            wsubj = f"{wsubj}, {rel.group('r')}{by} {rel.group('e')},"
+        clause = f"the {kind} {wsubj} was {verb}" if verb != "first aired" else \
+            f"the {kind} {wsubj} first aired"
+        return compress(clause, text) if len(clause.split()) >= 8 else clause
     pos = text.find(y)
     ap = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)(?:\s*\([^()]*\))?,\s+an?\s+[^,]{0,60}?\b"
                   r"(?P<v>founded|established|formed|created|opened|built|launched|released)\b"
@@ -108,13 +116,36 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
         return compress(f"{_clean(ap.group('x'))} was {ap.group('v')}", text)
     born = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)\s*\((?:born|b\.)", text)
     if born and re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
-        return f"{_clean(born.group('x'))} was born"
+        name = _clean(born.group("x"))
+        if title and title.split()[-1] in name.split() and title.split()[0][:3] in name:
+            name = title  # "Peter Bolesław Schmeichel MBE" is known as "Peter Schmeichel"
+        return f"{name} was born"
     if re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
         subj = subject_of(text, entity, title) or entity
         return f"{subj} was born" if subj else None
     if re.search(r"\bdied\b", text[max(0, pos - 40):pos]):
         subj = subject_of(text, entity, title) or entity
         return f"{subj} died" if subj else None
+    tenure = re.search(r"\b(?P<verb>managed|coached|served as|served|led|played for|chaired|"
+                       r"hosted|edited|ran|governed|directed|captained)\s+(?P<obj>[^,;()]{2,50}?)"
+                       r"\s+(?:from|between)\s+(?:\w+\s+){0,2}(?P<a>\d{4})\s*(?:to|and|-|–)\s*"
+                       r"(?:\w+\s+){0,2}(?P<b>\d{4})", text)
+    if tenure and y in (tenure.group("a"), tenure.group("b")):
+        subj = subject_of(text, entity, title)
+        gerund = {"managed": "managing", "coached": "coaching", "served as": "serving as",
+                  "served": "serving", "led": "leading", "played for": "playing for",
+                  "chaired": "chairing", "hosted": "hosting", "edited": "editing",
+                  "ran": "running", "governed": "governing", "directed": "directing",
+                  "captained": "captaining"}[tenure.group("verb")]
+        start = "began" if y == tenure.group("a") else "stopped"
+        obj = " ".join(_clean(tenure.group("obj")).split()[:5])
+        if good_subject(subj) and tenure.group("a") != tenure.group("b"):
+            return compress(f"{subj} {start} {gerund} {obj}", text)
+        return None
+    if re.search(rf"\b(?:between|from)\s+(?:[\w,]+\s+){{0,3}}{y}\s+(?:and|to|until)\b", text) \
+            or re.search(rf"\b(?:between|from)\s+[^.;]{{0,30}}\b(?:and|to|until)\s+"
+                         rf"(?:[\w,]+\s+){{0,3}}{y}\b", text):
+        return None  # a year bounding a period ("between November 2024 and February 2025")
     # The event verb of the year's clause: the last one before the year within the clause,
     # or the first after "In 1998, ...".
     clause_start = max(text.rfind(",", 0, pos), text.rfind(";", 0, pos), -1) + 1
@@ -129,8 +160,9 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
         return None
     subj = subject_of(text, entity, title)
     # A second clause has its own subject: "... and his pay increased to ... from 2000".
-    bound = max(text.rfind(",", 0, vm.start()), text.rfind(";", 0, vm.start()),
-                text.rfind(" and ", 0, vm.start()) + 4)
+    conj = [m.end() - 1 for m in re.finditer(r"\s(?:and|after|when|because|before|as|since|"
+                                             r"while|until)\s", text[:vm.start()])]
+    bound = max([text.rfind(",", 0, vm.start()), text.rfind(";", 0, vm.start()), *conj])
     if bound > 0 and subj:
         local = _clean(text[bound + 1:vm.start()])
         local = re.sub(r"^(?:and|but|while|then)\s+", "", local)
@@ -224,7 +256,8 @@ _QUANTITY_NOUN = re.compile(
     r"almost |up to |over |more than |some )?$", re.I)
 
 
-def quantity_name(text: str, raw: str, holder: str | None) -> str | None:
+def quantity_name(text: str, raw: str, holder: str | None,
+                  fallback: str | None = None) -> str | None:
     """"the <noun> of <holder>" for the figure ``raw`` in ``text`` (the noun that names what
     the figure measures, found just before it), or None."""
     pos = text.find(raw)
@@ -235,12 +268,16 @@ def quantity_name(text: str, raw: str, holder: str | None) -> str | None:
     if not m:
         return None
     noun = m.group("noun").lower()
-    if not holder or noun.split()[-1] in holder.lower().split():
+    if holder and noun.split()[-1] in holder.lower().split():
+        holder = fallback  # "The population was 449": the population of the title subject
+    if not holder:
         return None
     rest = holder[4:] if holder.startswith("The ") else holder
     if not any(w[:1].isupper() for w in rest.split()):
         return None  # "the council": which one?
     holder = "the " + rest if holder.startswith("The ") else holder
+    if not good_subject(holder):
+        return None
     return f"the {noun} of {holder}"
 
 
@@ -290,10 +327,34 @@ def describe(text: str, name: str) -> str | None:
             article = "an" if desc[:1].lower() in "aeiou" else "a"
             return f"{verb} {article} {desc}"
     for lead in (name, f"The {name}"):
+        ap = re.match(rf"^{re.escape(lead)},\s+(?P<desc>an?\s+[^,;()]+),", text)
+        if ap:  # "Solvane Energy, a start-up founded in May 2017 by two researchers, ..."
+            desc = " ".join(_clean(ap.group("desc")).split()[:7])
+            desc = compress(desc, text) or ""
+            if len(desc.split()) >= 2:
+                return f"is {desc}"
         if text.startswith(lead):
             m = _IS_A.match(text[len(lead):])
             if m:
                 desc = _DESC_CUT.split(_clean(m.group("desc")))[0]
                 if 2 <= len(desc.split()) <= 7:
                     return f"{m.group('v')} {desc}"
+    return None
+
+
+def noun_description(desc: str | None) -> str | None:
+    """"is an American director" -> "the American director" (a bridge in a question)."""
+    m = re.match(r"^(?:is|was|are|were)\s+(?:an?|the)\s+(.+)$", desc or "")
+    return f"the {m.group(1)}" if m and len(m.group(1).split()) <= 7 else None
+
+
+def bridge(effect: str, name: str, np: str) -> str | None:
+    """``effect`` with ``name`` replaced by the description ``np`` (so answering needs the
+    claim the description comes from), or None when the effect does not name it."""
+    poss = re.search(rf"\b(?:the\s+)?{re.escape(name)}['’]s\s+([\w-]+(?:\s+[\w-]+)?)", effect)
+    if poss:
+        return effect[:poss.start()] + f"the {poss.group(1)} of {np}" + effect[poss.end():]
+    m = re.search(rf"\b(?:the\s+)?{re.escape(name)}\b", effect)
+    if m:
+        return effect[:m.start()] + np + effect[m.end():]
     return None

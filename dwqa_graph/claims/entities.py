@@ -43,7 +43,7 @@ def title_entity(title: str | None) -> str | None:
     if not title:
         return None
     t = _PAREN.sub("", title.strip())
-    if any(ch in t for ch in "|:–—") or not t[:1].isupper() or len(t.split()) > 6:
+    if any(ch in t for ch in "|:–—") or " - " in t or not t[:1].isupper() or len(t.split()) > 6:
         return None
     return t
 
@@ -83,7 +83,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "11"
+LINK_VERSION = "12"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],

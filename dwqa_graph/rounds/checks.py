@@ -52,6 +52,9 @@ class CheckInput(BaseModel):
     subjects: list[list[str]] = Field(
         default_factory=list, description="Per span, the normalised entities it mentions "
         "(the entity layer's MENTIONS, title entity included).")
+    span_documents: list[str] = Field(
+        default_factory=list, description="Per span, the document it comes from: claims of "
+        "one document share its subject, so coherence is checked across documents.")
     detail: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -183,6 +186,19 @@ def _choice_solvable(x: CheckInput) -> bool | None:
     return target in years[chosen]
 
 
+def _interval(x: CheckInput) -> set[int] | None:
+    """The year differences that give the answer: "9 years" -> {9}; an age ("How old was
+    X when ...?" -> "46") -> {46, 47}, as a birthday may not have passed yet."""
+    a = core(x.answer)
+    m = re.match(r"^\s*(\d{1,3})\s+years?\b", a)
+    if m:
+        return {int(m.group(1))}
+    m = re.match(r"^\s*(\d{1,3})(?:\s+years?\s+old)?\s*$", a)
+    if m and re.search(r"\bhow old\b", x.question, re.I):
+        return {int(m.group(1)), int(m.group(1)) + 1}
+    return None
+
+
 def solvable(x: CheckInput) -> str | None:
     d = x.detail
     if d.get("events") and d.get("years"):  # rule temporal: the reader finds every date
@@ -204,10 +220,10 @@ def solvable(x: CheckInput) -> str | None:
     if choice is not None:
         return None if choice else "not_solvable"
     text = " ".join(x.spans)
-    m = re.match(r"^\s*(\d+)\s+years?\b", core(x.answer))
-    if m:
+    m = _interval(x)
+    if m is not None:
         years = [int(y) for y in _YEAR.findall(text)]
-        if any(abs(a - b) == int(m.group(1)) for a in years for b in years):
+        if any(abs(a - b) in m for a in years for b in years):
             return None
         return "not_solvable"
     if contains_gold(text, [x.answer]) and x.pattern in ("temporal", "comparison"):
@@ -324,8 +340,14 @@ def coherent(x: CheckInput) -> str | None:
     if x.pattern == "comparison" and d.get("names") and len(
             {quantity_kind(n) for n in d["names"]} - {None}) == 1:
         return None  # comparable subjects: the same kind of quantity in the same unit
-    subjects = [set(s) for s in x.subjects] if x.subjects else [
+    per_span = [set(s) for s in x.subjects] if x.subjects else [
         {normalize_answer(n) for n in named(s)} for s in x.spans]
+    docs = x.span_documents if len(x.span_documents) == len(per_span) else [
+        str(i) for i in range(len(per_span))]
+    by_doc: dict[str, set[str]] = {}
+    for d, subj in zip(docs, per_span, strict=True):
+        by_doc.setdefault(d, set()).update(subj)
+    subjects = list(by_doc.values())
     if len(subjects) >= 2 and not set.intersection(*subjects):
         return "unrelated_claims"
     return None
@@ -355,14 +377,20 @@ def date_roles(x: CheckInput) -> str | None:
     years = x.detail.get("years")
     if years:
         pairs = list(zip(x.spans, years, strict=False))
-    else:  # an LLM item: every year the item relies on, in the span that holds it
+    else:  # an LLM item: the years it relies on, in the spans that hold them
         used = {int(y) for y in _YEAR.findall(x.question + " " + x.answer)}
-        m = re.match(r"^\s*(\d+)\s+years?\b", x.answer)
-        pairs = []
-        for s in x.spans:
-            for y in _YEAR.findall(s):
-                if int(y) in used or (m and x.pattern == "temporal"):
-                    pairs.append((s, int(y)))
+        pairs = [(s, int(y)) for s in x.spans for y in _YEAR.findall(s) if int(y) in used]
+        diffs = _interval(x)
+        if diffs:
+            # The answer is a difference of two years: some pair of years in different
+            # spans that gives it must both be events' dates.
+            cands = [((s1, a), (s2, b)) for i, s1 in enumerate(x.spans)
+                     for s2 in x.spans[i + 1:] for a in map(int, _YEAR.findall(s1))
+                     for b in map(int, _YEAR.findall(s2)) if abs(a - b) in diffs]
+            if cands and all(year_role_problem(*p) or year_role_problem(*q)
+                             for p, q in cands):
+                p, q = cands[0]
+                return year_role_problem(*p) or year_role_problem(*q)
     for span, year in pairs:
         problem = year_role_problem(span, year)
         if problem:

@@ -41,7 +41,8 @@ def check_input(qa: QACandidate, s: Sample) -> CheckInput:
     docs = list({b.document_id: b.text for b, _ in found}.values())
     return CheckInput(question=qa.question, answer=qa.answer, pattern=qa.pattern,
                       spans=[c.text for _, c in found], documents=docs,
-                      subjects=[list(c.mentions) for _, c in found], detail=qa.detail)
+                      subjects=[list(c.mentions) for _, c in found],
+                      span_documents=[b.document_id for b, _ in found], detail=qa.detail)
 
 
 

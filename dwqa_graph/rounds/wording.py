@@ -65,7 +65,7 @@ def _clean(text: str) -> str:
 def subject_of(text: str, entity: str | None, title: str | None) -> str | None:
     """The claim's grammatical subject, a pronoun or "the film" replaced by the title
     subject (HotpotQA paragraphs) or the shared entity."""
-    t = re.sub(r"^(?:In|On|By|From|Since|During)\s+[^,]{0,30}\d{4},\s*", "", text.strip())
+    t = re.sub(r"^(?:In|On|By|From|Since|During)\s+[\w\s,]{0,30}?\d{4},\s*", "", text.strip())
     t = re.sub(r"^(?:Originally|Later|Also|Then|However|Meanwhile),?\s+", "", t)
     m = _EVENT_VERB.search(t)
     head = t[:m.start()] if m else ""
@@ -153,8 +153,9 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
     after = _EVENT_VERB.search(text, pos)
     if before and before[-1].start() >= clause_start - 80:
         vm = before[-1]
-    elif after and text[pos + 4:after.start()].count(",") <= 1 and re.match(
-            r"^(?:In|On|By|Since)\b", text[max(0, clause_start - 1):].strip() or text):
+    elif after and text[pos + 4:after.start()].count(",") <= 1 and (re.match(
+            r"^(?:In|On|By|Since)\b", text[max(0, clause_start - 1):].strip() or text) or
+            re.match(rf"^(?:In|On|By|Since|During)\s+[\w\s,]{{0,30}}?{y},", text)):
         vm = after
     else:
         return None
@@ -193,6 +194,7 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
     if obj and _DATE.fullmatch(obj.strip()):
         obj = ""
     if verb.split()[-1] in ("became", "made", "won", "received", "signed", "joined", "reached",
+                            "agreed", "decided", "confirmed", "found", "named", "voted",
                             "raised", "ordered", "acquired", "bought", "sold", "announced",
                             "introduced", "broke") and not obj:
         return None  # "became" what? the action needs its object
@@ -236,10 +238,13 @@ def compress(phrase: str, source: str) -> str | None:
     """Drop trailing words until no run of VERBATIM_RUN words is copied from ``source``
     and the phrase does not end on a function word."""
     words = phrase.split()
+    full = len(words)
     while len(words) >= 2:
         while words and words[-1].lower() in _TRAILING:
             words = words[:-1]
         if len(words) >= 2 and not copied_run(" ".join(words), [source], VERBATIM_RUN):
+            if len(words) < full and phrase.split()[len(words)].lower() in ("of", "'s"):
+                return None  # "uncovered rows" (of oak piles): a cut noun phrase
             return " ".join(words)
         words = words[:-1]
     return None
@@ -276,8 +281,10 @@ def quantity_name(text: str, raw: str, holder: str | None,
     if not any(w[:1].isupper() for w in rest.split()):
         return None  # "the council": which one?
     holder = "the " + rest if holder.startswith("The ") else holder
-    if not good_subject(holder):
-        return None
+    if not good_subject(holder) or any(
+            w.islower() and w not in ("of", "the", "and", "for", "de", "upon", "on")
+            for w in holder.split()[1:]):
+        return None  # "Regional premier Lotte Vandermeer": a person's title, not a holder
     return f"the {noun} of {holder}"
 
 

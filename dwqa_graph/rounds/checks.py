@@ -345,8 +345,8 @@ def coherent(x: CheckInput) -> str | None:
     docs = x.span_documents if len(x.span_documents) == len(per_span) else [
         str(i) for i in range(len(per_span))]
     by_doc: dict[str, set[str]] = {}
-    for d, subj in zip(docs, per_span, strict=True):
-        by_doc.setdefault(d, set()).update(subj)
+    for doc, subj in zip(docs, per_span, strict=True):
+        by_doc.setdefault(doc, set()).update(subj)
     subjects = list(by_doc.values())
     if len(subjects) >= 2 and not set.intersection(*subjects):
         return "unrelated_claims"

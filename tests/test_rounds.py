@@ -65,8 +65,9 @@ def test_dicaprio_worked_example(store: Store) -> None:
     oscar = pick(graph, "The Revenant (2015)", 2015)
     q, a, _ = gen.temporal([debut, salary], "interval")
     assert a == "9 years" and "1991" not in q and "2000" not in q
-    assert q == ("How many years passed between when Leonardo DiCaprio made his film debut "
-                 "and when Leonardo DiCaprio's pay increased to $20 million per movie?")
+    assert q == ("Counting by year only, how many years passed between when Leonardo DiCaprio "
+                 "made his film debut and when Leonardo DiCaprio's pay increased to $20 "
+                 "million per movie?")
     q, a, _ = gen.temporal([foundation, debut], "first")
     assert a == "Leonardo DiCaprio made his film debut" and '"' not in q
     # 2015 is the title year of The Revenant, not the ceremony's: no event, no item.

@@ -208,8 +208,9 @@ def solvable(x: CheckInput) -> str | None:
         return None
     if d.get("names") and d.get("values"):  # rule comparison: the reader finds each quantity
         for name, value, raw in zip(d["names"], d["values"], d.get("raw", []), strict=False):
-            said = read(f"How much was {name}?", x.spans)
-            if _num(said) is None or _num(said) != _num(raw or str(value)):
+            want = _num(raw or str(value))
+            if not any(_num(said := read(q, x.spans)) == want and said
+                       for q in (f"How much was {name}?", f"What was {name}?")):
                 return "not_solvable"
         return None
     # Everything else (conjunction, causal, LLM items): the reader over all spans gives the
@@ -358,8 +359,16 @@ _LIFESPAN = re.compile(r"\(\s*(?:c\.\s*)?\d{3,4}\s*[–—-]\s*\d{2,4}\s*\)|\b\d
 _PAREN_YEAR = re.compile(r"\(([^()]*)\)")
 
 
+_APPROXIMATE = re.compile(r"\b(?:in or after|in or before|or later|or earlier|circa|c\.|around|"
+                          r"about|approximately|roughly|some time in|sometime in|by)\s+"
+                          r"(?:\w+\s+){0,2}$", re.I)
+
+
 def year_role_problem(span: str, year: int) -> str | None:
     y = str(year)
+    pos = span.find(y)
+    if pos >= 0 and _APPROXIMATE.search(span[max(0, pos - 30):pos]):
+        return "approximate_year"  # "released in or after October 2005": no event date
     for m in _LIFESPAN.finditer(span):
         if y in m.group(0):
             return "lifespan_year"

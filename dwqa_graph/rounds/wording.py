@@ -49,7 +49,8 @@ _WORK = re.compile(r"^(?P<s>[^,()]+?)(?:\s*\([^()]*\))?\s+(?:is|was)\s+an?\s+(?P
 _PUBLISHED = frozenset({"novel", "book"})
 _PREMIERED = frozenset({"television series", "series", "play", "musical", "opera", "sitcom",
                         "miniseries", "anime"})
-_STOP_OBJECT = re.compile(r"\s*(?:,|;|\(|\bwhich\b|\bwho\b|\bwhen\b|\bwhere\b|\bafter\b|"
+_STOP_OBJECT = re.compile(r"\s*(?:,|;|\(|\bthen\b|\balso\b|\bwhich\b|\bwho\b|\bwhen\b|"
+                          r"\bwhere\b|\bafter\b|"
                           r"\bbefore\b|\bbecause\b|\bdue to\b|\bwhile\b|\bwith\b|\bas\b|"
                           r"\bthat\b|\band\b|\bbut\b|\bto\b|\bfor\b|\bin\b|\bon\b|\bat\b|"
                           r"\bfrom\b|\bby\b|\bof the\b|\bduring\b)")
@@ -65,7 +66,8 @@ def _clean(text: str) -> str:
 def subject_of(text: str, entity: str | None, title: str | None) -> str | None:
     """The claim's grammatical subject, a pronoun or "the film" replaced by the title
     subject (HotpotQA paragraphs) or the shared entity."""
-    t = re.sub(r"^(?:In|On|By|From|Since|During)\s+[\w\s,]{0,30}?\d{4},\s*", "", text.strip())
+    t = re.sub(r"^(?:In|On|By|From|Since|During)\s+(?:the\s+)?[\w\s,]{0,30}?\d{4},?\s+", "",
+               text.strip())
     t = re.sub(r"^(?:Originally|Later|Also|Then|However|Meanwhile),?\s+", "", t)
     m = _EVENT_VERB.search(t)
     head = t[:m.start()] if m else ""
@@ -114,6 +116,11 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
                   r"[^,]{0,20}?" + y, text)
     if ap:
         return compress(f"{_clean(ap.group('x'))} was {ap.group('v')}", text)
+    lead = re.match(r"^(?:Originally\s+)?(?P<v>Released|Founded|Formed|Built|Published|Opened|"
+                    r"Established|Launched|Completed)\s+(?:in|on)\s+[^,]{0,25}?" + y, text)
+    if lead:  # "Released in 1990, ...": the participle's subject is the title subject
+        who = _clean(title or entity or "")
+        return f"{who} was {lead.group('v').lower()}" if good_subject(who) else None
     born = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)\s*\((?:born|b\.)", text)
     if born and re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
         name = _clean(born.group("x"))
@@ -285,6 +292,8 @@ def quantity_name(text: str, raw: str, holder: str | None,
             w.islower() and w not in ("of", "the", "and", "for", "de", "upon", "on")
             for w in holder.split()[1:]):
         return None  # "Regional premier Lotte Vandermeer": a person's title, not a holder
+    if re.search(r"\bapproved\b", window):  # "The Council approved the project ... with a
+        return f"the {noun} {holder} approved"  # budget of": the council's approved budget
     return f"the {noun} of {holder}"
 
 

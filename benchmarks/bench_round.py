@@ -44,10 +44,12 @@ ENTITIES = ["Valmora Council", "Solvane Energy", "Ketterby Water Board", "Branns
 def claim_text(rng: random.Random) -> str:
     e = rng.choice(ENTITIES)
     kind = rng.randrange(4)
+    # Distinct events and named quantities, so the rule generator writes items and every
+    # rubric check runs (identical events would be refused before the checks).
     if kind == 0:
-        return f"{e} opened the new depot in {rng.randint(1990, 2025)}."
+        return f"{e} opened depot {rng.randint(1, 99)} in {rng.randint(1990, 2025)}."
     if kind == 1:
-        return f"{e} reported a budget of {rng.randint(10, 900)} million euros."
+        return f"{e} approved a budget of {rng.randint(10, 900)} million euros."
     if kind == 2:
         return f"{e} delayed the project because of flooding near the river."
     return f"{e} signed an agreement with {rng.choice(ENTITIES)} on the line."

@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,12 +33,14 @@ WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapsh
                "rounds/quality")
 
 
-def check_input(qa: QACandidate, s: Sample) -> CheckInput:
+def check_input(qa: QACandidate, s: Sample, texts: dict[str, str] | None = None) -> CheckInput:
     """The rubric checks' view of a candidate: its claims' spans, the text of their
-    documents, the entities each claim MENTIONS (title entity included)."""
+    documents (``texts`` by version id, loaded only for candidates), the entities each
+    claim MENTIONS (title entity included)."""
     claims = {c.id: (b, c) for b in s.buckets for c in b.claims}
     found = [claims[u.claim_id] for u in qa.used_claims if u.claim_id in claims]
-    docs = list({b.document_id: b.text for b, _ in found}.values())
+    texts = texts or {}
+    docs = list({b.document_id: texts.get(b.version_id, b.text) for b, _ in found}.values())
     return CheckInput(question=qa.question, answer=qa.answer, pattern=qa.pattern,
                       spans=[c.text for _, c in found], documents=docs,
                       subjects=[list(c.mentions) for _, c in found],
@@ -103,6 +105,7 @@ def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> d
 
 async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round_seed: int,
                judge_llm: LLM | None, report: RoundReport,
+               load_texts: Callable[[list[str]], dict[str, str]] | None = None,
                ) -> tuple[list[tuple[Sample, QACandidate]], dict[str, list[str]]]:
     """Attempt waves: every graph still without an item draws again (attempt + 1)."""
     rejected: Counter[str] = Counter()
@@ -128,6 +131,12 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
         results = await asyncio.gather(*(gen.agenerate(s) for s in drawn),
                                        return_exceptions=True)
         checks: list[tuple[Sample, QACandidate, list[str]] | None] = []
+        # Page texts (for the not-verbatim check) only for the versions candidates use: the
+        # evidence query does not carry every page of every graph.
+        wanted = sorted({b.version_id for s, res in zip(drawn, results, strict=True)
+                         if isinstance(res, QACandidate) for b in s.buckets
+                         if b.document_id in {u.document_id for u in res.used_claims}})
+        texts = load_texts(wanted) if load_texts and wanted else {}
         for s, res in zip(drawn, results, strict=True):
             if isinstance(res, GenerationFailed):
                 reasons[s.query_id].append(res.reason)
@@ -140,7 +149,7 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
             again = recompute_problem(res, s)
             problems += [again] if again else []
             tc = time.perf_counter()
-            results_ = run_checks(check_input(res, s))
+            results_ = run_checks(check_input(res, s, texts))
             checks_s += time.perf_counter() - tc
             for r in results_:
                 (check_failed if not r.ok else check_passed)[r.check] += 1
@@ -197,7 +206,11 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
     report.evidence_ms_per_graph = round(1000 * (time.perf_counter() - t0) / max(len(graphs), 1),
                                          3)
     t0 = time.perf_counter()
-    done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report))
+    def load_texts(ids: list[str]) -> dict[str, str]:
+        return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
+
+    done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report,
+                                    load_texts))
     report.generation_seconds = round(time.perf_counter() - t0, 3)
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),

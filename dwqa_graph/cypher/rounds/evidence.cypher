@@ -32,7 +32,7 @@ CALL (q, snap) {
   WITH d, v, rank, claims WHERE size(claims) > 0
   ORDER BY rank, d.id
   RETURN collect({document_id: d.id, url: d.url, title: d.title, version_id: v.id,
-                  text: v.text, claims: claims})
+                  claims: claims})
          AS documents
 }
 RETURN q.id AS query_id, q.text AS question, snap AS evidence_round, documents

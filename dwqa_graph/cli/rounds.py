@@ -72,7 +72,8 @@ def round_new(settings: Settings, seed: int, docs: int, hops: int, patterns: str
                            t=round_t, judge_llm=open_llm(judge_spec))
     emit(as_json, report.model_dump(), lambda: click.echo(
         f"round {report.round}: {report.items} items for {report.graphs} seed graphs "
-        f"({report.no_item} without a valid candidate) {report.patterns}"))
+        f"({report.no_item} without a valid candidate) {report.patterns}; rejected per "
+        f"check: {report.check_rejections}"))
 
 
 @round_group.command("list")
@@ -96,10 +97,28 @@ def round_list(settings: Settings, as_json: bool) -> None:
 @click.pass_obj
 @friendly_errors
 def round_show(settings: Settings, t: int, as_json: bool) -> None:
-    """A round's settings, pattern counts and example items."""
+    """A round's settings, pattern counts, rubric-check rejections and pass rates (per
+    candidate), and example items."""
     with open_store(settings) as store:
         info = show_round(store, t)
-    emit(as_json, info)
+
+    def text() -> None:
+        q = info.get("quality") or {}
+        click.echo(f"round {info['t']}: seed {info['seed']}, {info['generator']}, "
+                   f"θ {info['theta_hash']}, {info['items']} items, {info['no_item']} without "
+                   f"an item{', frozen' if info['frozen'] else ''}")
+        click.echo(f"patterns: {info['patterns']}")
+        if q:
+            click.echo(f"candidates tried: {q.get('attempts')}; coverage {q.get('coverage')}")
+            click.echo("check          rejected  pass rate")
+            for c, n in q.get("check_rejections", {}).items():
+                click.echo(f"{c:<14} {n:>8}  {q['check_pass_rates'].get(c, 0):.1%}")
+            click.echo(f"rejections by reason: {q.get('rejected_by_reason')}")
+            click.echo(f"NO_ITEM reasons: {q.get('no_item_reasons')}")
+        for ex in info["examples"]:
+            click.echo(f"- [{ex['pattern']}] {ex['question']} -> {ex['answer']}")
+
+    emit(as_json, info, text)
 
 
 @round_group.command("export")

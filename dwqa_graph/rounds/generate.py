@@ -25,7 +25,7 @@ from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 
-RULE_GENERATOR_VERSION = "1"
+RULE_GENERATOR_VERSION = "3"
 
 
 class UsedClaim(BaseModel):
@@ -44,6 +44,8 @@ class QACandidate(BaseModel):
     generator: str
     detail: dict[str, Any] = Field(default_factory=dict,
                                    description="Values the answer was computed from.")
+    checks: list[str] = Field(default_factory=list,
+                              description="The rubric checks (rounds/checks.py) it passed.")
 
 
 class GenerationFailed(Exception):
@@ -110,8 +112,44 @@ def quote_list(items: list[str]) -> str:
     return "; ".join(f'({i}) "{s}"' for i, s in enumerate(items, 1))
 
 
+_COMMON_OPENERS = frozenset("the a an construction work deliveries production service "
+                            "operation operations".split())
+_PERSON = re.compile(r"\b(?:directed|wrote|starred|sang|played|coached|managed|born|died|"
+                     r"actor|actress|singer|director|filmmaker|player|writer|author|musician|"
+                     r"politician|footballer|manager|drummer|guitarist|rapper|producer|"
+                     r"composer|poet|novelist|journalist|businessman|businesswoman|he|she)\b",
+                     re.I)
+_CURRENCY_WORDS = {"EUR": "euros", "USD": "US dollars", "GBP": "pounds"}
+
+
+def _mid(clause: str) -> str:
+    """A clause placed mid-sentence: a leading common word loses its capital."""
+    first = clause.split(" ", 1)[0]
+    return clause[0].lower() + clause[1:] if first.lower() in _COMMON_OPENERS else clause
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:] if text else text
+
+
+def fmt_quantity(value: float, unit: str) -> str:
+    if unit in _CURRENCY_WORDS:
+        word = _CURRENCY_WORDS[unit]
+        for scale, name in ((1e9, "billion"), (1e6, "million")):
+            if abs(value) >= scale:
+                return f"{fmt(value / scale)} {name} {word}"
+        return f"{fmt(value)} {word}"
+    if unit == "%":
+        return f"{fmt(value)} percentage points"
+    if unit == "count":
+        return fmt(value)
+    return f"{fmt(value)} {unit}".strip()
+
+
 class RuleGenerator:
-    """Deterministic Gen: answers computed from parsed claim values; wording varies with r."""
+    """Deterministic Gen in its own words: events named by subject and action, quantities by
+    holder and noun, an entity by descriptions; answers computed from the claims' parsed
+    values. A sample whose claims do not fit gives ``GenerationFailed`` (a counted reason)."""
 
     name = "rule"
 
@@ -124,77 +162,215 @@ class RuleGenerator:
     def generate(self, sample: Sample) -> QACandidate:
         rng = random.Random(f"{sample.r}:{sample.attempt}:wording")
         picks = sample.picks
+        titles = {b.label: b.title for b in sample.buckets}
         make = {"temporal": self._temporal, "comparison": self._comparison,
                 "causal": self._causal, "conjunction": self._conjunction}[sample.pattern]
-        question, answer, detail = make(picks, rng)
+        question, answer, detail = make(picks, rng, titles)
         return QACandidate(question=question, answer=answer, pattern=sample.pattern,
                            hops=len(picks), used_claims=used(picks), generator=self.name,
                            detail=detail)
 
-    def _temporal(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
+    def _temporal(self, picks: list[Pick], rng: random.Random,
+                  titles: dict[str, str | None]) -> tuple[str, str, dict]:
         form = "interval" if rng.random() < 0.6 else "first"
-        wording = rng.randrange(2)
-        return self.temporal(picks, form, wording)
+        return self.temporal(picks, form, rng.randrange(2), titles)
 
     def temporal(self, picks: list[Pick], form: str, wording: int = 0,
-                 ) -> tuple[str, str, dict]:
+                 titles: dict[str, str | None] | None = None) -> tuple[str, str, dict]:
         """``interval``: years between the earliest and latest event; ``first``: which
-        event came first."""
-        events = [event_phrase(p.claim.text, p.year or 0) for p in picks]
-        years = [p.year or 0 for p in picks]
-        detail = {"years": years, "events": events, "form": form}
-        if any(not e for e in events):
-            raise GenerationFailed("no_event_phrase", "a claim is only a date")
-        if form == "interval":
-            q = ["How many years passed between these events: {}?",
-                 "How many years apart did these things happen: {}?"][wording]
-            return q.format(quote_list(events)), f"{max(years) - min(years)} years", detail
-        q = ["Which of these happened first: {}?", "Which came earliest: {}?"][wording]
-        return q.format(quote_list(events)), events[years.index(min(years))], detail
+        event came first. Events are clauses in the generator's words."""
+        titles = titles or {}
+        from dwqa_graph.rounds.wording import event_clause
 
-    def _comparison(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
+        events = [event_clause(p.claim.text, p.year or 0, p.entity, _subject_title(
+            titles.get(p.bucket))) for p in picks]
+        years = [p.year or 0 for p in picks]
+        if any(e is None for e in events):
+            raise GenerationFailed("no_event_phrase", "a date that is no event's date, or an "
+                                   "action the generator cannot name")
+        ev = [str(e) for e in events]
+        if len({e.lower() for e in ev}) < len(ev):
+            raise GenerationFailed("no_event_phrase", "two events read the same")
+        # Meaningful: both events are about the entity that connects them (it is named in
+        # each event), not two facts that merely mention the same place.
+        from dwqa_graph.claims.entities import norm
+
+        linked = sorted({norm(p.entity or "") for p in picks} | set.intersection(
+            *(set(p.claim.mentions) for p in picks)))
+        parallel = _parallel(ev)
+        if parallel is None and not any(n and all(n in norm(e) for e in ev) for n in linked):
+            raise GenerationFailed("unrelated_events", "the shared entity is not the subject "
+                                   "or object of every event")
+        if _same_event(ev):
+            raise GenerationFailed("same_event", "two accounts of one event (founded / formed)")
+        detail = {"years": years, "events": ev, "form": form}
+        if parallel is not None and len(ev) == 2:
+            # The same kind of event for two connected subjects (two births, two film
+            # releases): "Who was born first, A or B?".
+            subjects, verb = parallel
+            detail["options"] = subjects
+            early, late = years.index(min(years)), years.index(max(years))
+            if form == "first":
+                who = "Who" if verb in ("was born", "died") else "Which"
+                q = (f"{who} {verb} first, {_mid(subjects[0])} or {_mid(subjects[1])}?"
+                     if verb != "died" else
+                     f"Who died first, {_mid(subjects[0])} or {_mid(subjects[1])}?")
+                return q, _cap(subjects[early]), detail
+            diff = max(years) - min(years)
+            ans = f"{diff} year" + ("s" if diff != 1 else "")
+            if verb == "was born":
+                q = (f"Counting by birth year, how many years apart were {_mid(subjects[0])} "
+                     f"and {_mid(subjects[1])} born?")
+            elif verb == "died":
+                q = (f"Counting by year only, how many years apart did {_mid(subjects[0])} "
+                     f"and {_mid(subjects[1])} die?")
+            else:
+                q = (f"Counting by year only, how many years after {_mid(subjects[early])} "
+                     f"was {_mid(subjects[late])} {verb.split()[-1]}?")
+            return q, ans, detail
+        if form == "interval":
+            # "Counting by year only": 8 June 2020 to 14 September 2023 is 3 years by year,
+            # and the reader cannot be left to guess how years are counted.
+            q = ["Counting by year only, how many years passed between when {} and when {}?",
+                 "Counting by year only, how many years apart were these two events: {} and "
+                 "{}?"][wording]
+            diff = max(years) - min(years)
+            return (q.format(*[_mid(e) for e in ev[:2]]) if len(ev) == 2 else
+                    "Counting by year only, how many years passed between the earliest and the "
+                    "latest of these: "
+                    + ", ".join(_mid(e) for e in ev) + "?",
+                    f"{diff} year" + ("s" if diff != 1 else ""), detail)
+        q = ["Which happened first: {}?", "Which came earlier: {}?"][wording]
+        joined = ", or ".join(_mid(e) for e in ev)
+        return q.format(joined), _cap(ev[years.index(min(years))]), detail
+
+    def _comparison(self, picks: list[Pick], rng: random.Random,
+                    titles: dict[str, str | None]) -> tuple[str, str, dict]:
+        from dwqa_graph.rounds.checks import quantity_kind
+        from dwqa_graph.rounds.wording import quantity_name, subject_of
+
         unit = picks[0].unit or ""
         values = [p.value or 0.0 for p in picks]
-        masked = [mask(p.claim.text, p.raw or "") for p in picks]
-        detail = {"values": values, "unit": unit, "raw": [p.raw for p in picks]}
-        if any("___" not in m for m in masked):
-            raise GenerationFailed("unmaskable_value", "value not found in the claim text")
-        suffix = f" {unit}" if unit not in ("%",) else "%"
-        kind = rng.choice(["difference", "larger"] + (["ratio"] if all(values) else []))
-        if len(picks) > 2:
-            kind = "larger"
-        if kind == "difference":
-            q = f"What is the difference, in {unit}, between the two missing figures: {{}}?"
-            ans = fmt(abs(values[0] - values[1])) + suffix
-        elif kind == "ratio":
-            q = "What is the first missing figure divided by the second, to two decimals: {}?"
-            ans = f"{values[0] / values[1]:.2f}"
-        else:
-            q = "Which missing figure is the largest: {}? Give the figure."
-            ans = picks[values.index(max(values))].raw or fmt(max(values))
+        names = []
+        for p in picks:
+            holder = subject_of(p.claim.text, None, _subject_title(titles.get(p.bucket)))
+            names.append(quantity_name(p.claim.text, p.raw or "", holder,
+                                       _subject_title(titles.get(p.bucket))))
+        if any(n is None for n in names) or len(set(names)) < len(names):
+            raise GenerationFailed("unnamed_quantity", "no noun names what a figure measures")
+        nm = [str(n) for n in names]
+        kinds = {quantity_kind(n) for n in nm}
+        if len(kinds) != 1 or None in kinds:
+            raise GenerationFailed("incomparable_quantities", ", ".join(nm))
+        detail = {"values": values, "unit": unit, "units": [p.unit for p in picks],
+                  "raw": [p.raw for p in picks], "names": nm}
+        big = values.index(max(values))
+        kind = "difference" if len(picks) == 2 and rng.random() < 0.5 else "larger"
         detail["operation"] = kind
-        return q.format(quote_list(masked)), ans, detail
+        if kind == "difference":
+            small = 1 - big
+            q = f"By how much did {nm[big]} exceed {nm[small]}?"
+            return q, fmt_quantity(values[big] - values[small], unit), detail
+        q = "Which was larger: " + ", or ".join(nm) + "?"
+        return q, _cap(nm[big]), detail
 
-    def _causal(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
-        cause_claim = picks[0].claim.text
-        split = split_cause(cause_claim)
+    def _causal(self, picks: list[Pick], rng: random.Random,
+                titles: dict[str, str | None]) -> tuple[str, str, dict]:
+        """The effect of a stated cause, its subject named only by what another document
+        says about it (the bridge): "What caused the fire at the pilot plant of the start-up
+        founded in May 2017?" needs both claims."""
+        from dwqa_graph.rounds.wording import bridge, compress, describe, noun_description
+
+        split = split_cause(picks[0].claim.text)
         if split is None:
             raise GenerationFailed("no_cause_split", "no cause/effect split in the claim")
         cause, effect = split
-        context = [clean(p.claim.text) for p in picks[1:]]
-        q = rng.choice(["Given that {ctx}, what did {cause} lead to?",
-                        "Given that {ctx}, what was the consequence of {cause}?"])
-        question = q.format(ctx="; and that ".join(context), cause=cause[0].lower() + cause[1:])
-        return question, effect, {"cause": cause, "effect": effect}
+        effect = re.split(r",?\s+(?:according to|an? \w+ (?:has )?found|the \w+ said)\b",
+                          effect)[0]
+        c1, c2 = picks[0].claim, picks[1].claim
+        shared = [n for e, n in zip(c2.mentions, c2.names, strict=False) if e in c1.mentions]
+        bridged, np = None, None
+        for entity in [picks[1].entity or "", *shared]:
+            np = noun_description(describe(c2.text, entity))
+            bridged = bridge(clean(_DATE_EXPR.sub("", effect)), entity, np) if np else None
+            if bridged and entity.lower() not in cause.lower():
+                break
+            bridged = None
+        if not bridged:
+            raise GenerationFailed("no_bridge", "the effect names no entity another claim "
+                                   "describes")
+        bridged = compress(bridged, picks[0].claim.text)
+        if not bridged or len(bridged.split()) < 4:
+            raise GenerationFailed("no_bridge", "effect too short to ask about")
+        noun_effect = not re.match(r"^\S+(?:\s+\S+){0,5}\s+(?:was|were|is|are|has|had|did|"
+                                   r"will|would|could|\w+ed)\b", bridged)
+        q = (f"What caused {_mid(bridged)}?" if noun_effect else
+             f"What was the reason that {_mid(bridged)}?")
+        return q, cause, {"cause": cause, "effect": bridged, "bridge": np}
 
-    def _conjunction(self, picks: list[Pick], rng: random.Random) -> tuple[str, str, dict]:
+    def _conjunction(self, picks: list[Pick], rng: random.Random,
+                     titles: dict[str, str | None]) -> tuple[str, str, dict]:
+        from dwqa_graph.rounds.wording import describe
+
         entity = picks[0].entity or ""
-        masked = [mask(p.claim.text, entity) for p in picks]
-        if any("___" not in m for m in masked):
-            raise GenerationFailed("unmaskable_entity", entity)
-        q = rng.choice(["Which name completes all of these statements: {}?",
-                        "What single name fills every blank: {}?"])
-        return q.format(quote_list(masked)), entity, {"entity": entity}
+        clues = [describe(p.claim.text, entity) for p in picks]
+        if any(c is None for c in clues) or len({c for c in clues}) < len(clues):
+            raise GenerationFailed("no_description", f"a clue about {entity} cannot be "
+                                   "rewritten as a description")
+        cl = [str(c) for c in clues]
+        rng.shuffle(cl)
+        who = "Who" if any(_PERSON.search(c) for c in cl) else "What"
+        q = f"{who} {join_clues(cl)}?"
+        return q, entity, {"entity": entity, "clues": cl}
+
+
+_PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?:directed|produced|written|starring|featuring|"
+                       r"created|developed|published|recorded|performed)[^,]*,)?\s+"
+                       r"(?P<v>was born|died|was released|was published|was founded|was formed|"
+                       r"was established|was opened|first aired)$")
+
+
+_FOUNDING = re.compile(r"\b(?:co-)?(?:founded|formed|established|created|started|set up)\b")
+
+
+def _same_event(events: list[str]) -> bool:
+    """"Van Conner founded the band Screaming Trees" and "Screaming Trees was formed" are
+    one event told twice (with two different years: the sources disagree), not two."""
+    if not all(_FOUNDING.search(e) for e in events):
+        return False
+    names = [set(re.findall(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*", e)) for e in events]
+    return bool(set.intersection(*names))
+
+
+def _parallel(events: list[str]) -> tuple[list[str], str] | None:
+    """(subjects, shared action) when every event is the same action ("X was born")."""
+    found = [_PARALLEL.match(e) for e in events]
+    if not all(found) or len({m.group("v") for m in found if m}) != 1:
+        return None
+    subjects = [m.group("s") for m in found if m]
+    if len({s.lower() for s in subjects}) < len(subjects):
+        return None
+    return subjects, found[0].group("v") if found[0] else ""
+
+
+def join_clues(clues: list[str]) -> str:
+    """"directed a 2012 horror film and a 2014 thriller, and is an American director":
+    clues with the same verb share it."""
+    groups: dict[str, list[str]] = {}
+    for c in clues:
+        verb, _, rest = c.partition(" ")
+        groups.setdefault(verb, []).append(rest)
+    parts = [f"{verb} " + " and ".join(rests) for verb, rests in groups.items()]
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + ", and " + parts[-1] if len(parts) > 2 else \
+        f"{parts[0]} and {parts[1]}"
+
+
+def _subject_title(title: str | None) -> str | None:
+    from dwqa_graph.claims.entities import title_entity
+
+    return title_entity(title)
 
 
 _CAUSE_AFTER = re.compile(r"^(?P<effect>.+?),?\s+(?:because of|because|due to|owing to|as a "
@@ -218,12 +394,17 @@ def split_cause(text: str) -> tuple[str, str] | None:
 class LLMGenerator:
     """The seed's pattern prompts on a chat model (one QA pair per call)."""
 
-    def __init__(self, llm: LLM, *, min_buckets: int = 2, max_claims_per_bucket: int = 12):
+    #: v2: the seed's prompts plus the item rubric as rules (issue 11); "" = the seed's own.
+    PROMPT_VERSION = "_v2"
+
+    def __init__(self, llm: LLM, *, min_buckets: int = 2, max_claims_per_bucket: int = 12,
+                 prompt_version: str | None = None):
         self.llm = llm
         self.name = f"llm:{llm.id}"
         self.min_buckets = min_buckets
         self.max_claims = max_claims_per_bucket
-        self.prompts = {p: load_prompt(f"qa_{p}") for p in
+        suffix = self.PROMPT_VERSION if prompt_version is None else prompt_version
+        self.prompts = {p: load_prompt(f"qa_{p}{suffix}") for p in
                         ("temporal", "comparison", "causal", "conjunction")}
 
     def theta(self) -> dict[str, Any]:
@@ -253,6 +434,10 @@ class LLMGenerator:
         labels = {b.label: b for b in sample.buckets}
 
         def parse(data: Any) -> QACandidate:
+            if data == []:  # the v2 prompts ask for [] rather than a weak item
+                return QACandidate(question="", answer="", pattern=sample.pattern, hops=0,
+                                   used_claims=[], generator=self.name,
+                                   detail={"declined": True})
             item = data[0] if isinstance(data, list) and data else data
             if not isinstance(item, dict) or "question" not in item or "answer" not in item:
                 raise ValueError('expected [{"used_claims": [...], "question": ..., "answer":'
@@ -272,9 +457,12 @@ class LLMGenerator:
                                generator=self.name)
 
         try:
-            return await self.llm.astructured(prompt, parse)
+            qa = await self.llm.astructured(prompt, parse)
         except LLMFailure as exc:
             raise GenerationFailed(f"llm_{exc.reason}", exc.detail) from exc
+        if qa.detail.get("declined"):
+            raise GenerationFailed("llm_no_item", "the model found no connected item")
+        return qa
 
 
 @GENERATORS.register("rule", summary="deterministic generator, no model (offline)")

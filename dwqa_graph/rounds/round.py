@@ -14,21 +14,39 @@ import json
 import secrets
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from dwqa_graph.claims.entities import link_entities
 from dwqa_graph.errors import ConflictError, NotFoundError, RoundFrozenError, UsageError
 from dwqa_graph.graph.store import Guard, Store, WritePlan
 from dwqa_graph.llm import LLM, LLMStats
 from dwqa_graph.models import stable_id
+from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.sampling import Sample, SampleConfig, SeedGraph, graph_seed, sample
 from dwqa_graph.rounds.verify import judge, recompute_problem, structural_problems
 
-WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapshot")
+WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapshot",
+               "rounds/quality")
+
+
+def check_input(qa: QACandidate, s: Sample, texts: dict[str, str] | None = None) -> CheckInput:
+    """The rubric checks' view of a candidate: its claims' spans, the text of their
+    documents (``texts`` by version id, loaded only for candidates), the entities each
+    claim MENTIONS (title entity included)."""
+    claims = {c.id: (b, c) for b in s.buckets for c in b.claims}
+    found = [claims[u.claim_id] for u in qa.used_claims if u.claim_id in claims]
+    texts = texts or {}
+    docs = list({b.document_id: texts.get(b.version_id, b.text) for b, _ in found}.values())
+    return CheckInput(question=qa.question, answer=qa.answer, pattern=qa.pattern,
+                      spans=[c.text for _, c in found], documents=docs,
+                      subjects=[list(c.mentions) for _, c in found],
+                      span_documents=[b.document_id for b, _ in found], detail=qa.detail)
 
 
 
@@ -51,6 +69,11 @@ class RoundReport(BaseModel):
     generation_seconds: float = Field(0.0, description="Generation + verification waves.")
     seconds: float = 0.0
     llm: LLMStats | None = None
+    check_rejections: dict[str, int] = Field(
+        default_factory=dict, description="Candidates each rubric check rejected.")
+    check_pass_rates: dict[str, float] = Field(
+        default_factory=dict, description="Share of checked candidates each check passed.")
+    checks_seconds: float = Field(0.0, description="Time spent in the rubric checks.")
 
 
 #: Seed graphs per evidence query; batches run on two threads, so the server works on one
@@ -78,18 +101,22 @@ def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> d
             "props": {"id": item_id, "question": qa.question, "answer": qa.answer,
                       "pattern": qa.pattern, "hops": qa.hops, "generator": qa.generator,
                       "theta_hash": th, "r": str(s.r), "attempt": s.attempt,
-                      "detail": json.dumps(qa.detail, sort_keys=True)}}
+                      "detail": json.dumps(qa.detail, sort_keys=True),
+                      "checks": qa.checks}}
 
 
 async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round_seed: int,
                judge_llm: LLM | None, report: RoundReport,
+               load_texts: Callable[[list[str]], dict[str, str]] | None = None,
                ) -> tuple[list[tuple[Sample, QACandidate]], dict[str, list[str]]]:
     """Attempt waves: every graph still without an item draws again (attempt + 1)."""
     rejected: Counter[str] = Counter()
+    check_failed: Counter[str] = Counter()
+    check_passed: Counter[str] = Counter()
     pending = {g.query_id: g for g in graphs}
     reasons: dict[str, list[str]] = {g.query_id: [] for g in graphs}
     done: list[tuple[Sample, QACandidate]] = []
-    sampling_s = 0.0
+    sampling_s = checks_s = 0.0
     for attempt in range(cfg.attempts):
         if not pending:
             break
@@ -106,6 +133,12 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
         results = await asyncio.gather(*(gen.agenerate(s) for s in drawn),
                                        return_exceptions=True)
         checks: list[tuple[Sample, QACandidate, list[str]] | None] = []
+        # Page texts (for the not-verbatim check) only for the versions candidates use: the
+        # evidence query does not carry every page of every graph.
+        wanted = sorted({b.version_id for s, res in zip(drawn, results, strict=True)
+                         if isinstance(res, QACandidate) for b in s.buckets
+                         if b.document_id in {u.document_id for u in res.used_claims}})
+        texts = load_texts(wanted) if load_texts and wanted else {}
         for s, res in zip(drawn, results, strict=True):
             if isinstance(res, GenerationFailed):
                 reasons[s.query_id].append(res.reason)
@@ -117,6 +150,13 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
             problems = structural_problems(res, s, min_buckets=cfg.min_buckets)
             again = recompute_problem(res, s)
             problems += [again] if again else []
+            tc = time.perf_counter()
+            results_ = run_checks(check_input(res, s, texts))
+            checks_s += time.perf_counter() - tc
+            for r in results_:
+                (check_failed if not r.ok else check_passed)[r.check] += 1
+            problems = list(dict.fromkeys(problems + failures(results_)))
+            res.checks = [r.check for r in results_ if r.ok]
             checks.append((s, res, problems))
         if judge_llm is not None:
             verdicts = await asyncio.gather(*(
@@ -136,6 +176,11 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
             done.append((s, qa))
             pending.pop(s.query_id, None)
     report.rejected_by_reason = dict(sorted(rejected.items()))
+    report.check_rejections = {c: check_failed[c] for c in CHECKS if c in check_failed or
+                               c in check_passed}
+    report.check_pass_rates = {c: round(check_passed[c] / (check_passed[c] + check_failed[c]),
+                                        4) for c in report.check_rejections}
+    report.checks_seconds = round(checks_s, 3)
     report.sampling_ms_per_graph = round(1000 * sampling_s / max(len(graphs), 1), 3)
     return done, {q: reasons[q] for q in pending}
 
@@ -205,12 +250,18 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generato
     th = theta_hash(theta)
     report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th)
     t0 = time.perf_counter()
+    link_entities(store)  # claims extracted since the last round join the entity layer
     graphs = load_graphs(store, t, dataset)
     report.graphs = len(graphs)
     report.evidence_ms_per_graph = round(1000 * (time.perf_counter() - t0) / max(len(graphs), 1),
                                          3)
     t0 = time.perf_counter()
-    done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report))
+
+    def load_texts(ids: list[str]) -> dict[str, str]:
+        return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
+
+    done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report,
+                                    load_texts))
     report.generation_seconds = round(time.perf_counter() - t0, 3)
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),
@@ -221,7 +272,6 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generato
                                 for q, r in failed.items()])
     plan.add("rounds/snapshot", [{"t": t, "query_id": g.query_id, "version_id": b.version_id}
                                  for g in graphs for b in g.documents])
-    store.write_plan(plan, guard=_unfrozen(t, claim))
     report.items = len(done)
     report.no_item = len(failed)
     report.coverage = round(len(done) / len(graphs), 4) if graphs else 0.0
@@ -229,10 +279,22 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generato
     report.hops = dict(sorted(Counter(str(qa.hops) for _, qa in done).items()))
     report.no_item_reasons = dict(sorted(Counter(
         x for r in failed.values() for x in set(r)).items()))
-    report.seconds = round(time.perf_counter() - started, 3)
     llm = getattr(generator, "llm", None)
     report.llm = llm.stats if isinstance(llm, LLM) else None
+    report.seconds = round(time.perf_counter() - started, 3)
+    # The round's quality numbers are stored with it, for `round show` and the report.
+    plan.add("rounds/quality", [{"t": t, "quality": json.dumps(_quality(report))}])
+    store.write_plan(plan, guard=_unfrozen(t, claim))
+    report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _quality(report: RoundReport) -> dict[str, Any]:
+    return {"graphs": report.graphs, "items": report.items, "coverage": report.coverage,
+            "patterns": report.patterns, "rejected_by_reason": report.rejected_by_reason,
+            "no_item_reasons": report.no_item_reasons,
+            "check_rejections": report.check_rejections,
+            "check_pass_rates": report.check_pass_rates, "attempts": report.attempts}
 
 
 def list_rounds(store: Store) -> list[dict[str, Any]]:
@@ -248,7 +310,9 @@ def show_round(store: Store, t: int) -> dict[str, Any]:
     info["config"] = json.loads(info["config"]) if info["config"] else None
     items = export_rows(store, t)
     info["patterns"] = dict(Counter(i["pattern"] for i in items))
-    info["examples"] = [{k: i[k] for k in ("query_id", "pattern", "question", "answer")}
+    info["quality"] = json.loads(info["quality"]) if info.get("quality") else None
+    info["examples"] = [{k: i[k] for k in ("query_id", "pattern", "question", "answer",
+                                           "checks")}
                         for i in items[:5]]
     return info
 

@@ -4,8 +4,11 @@ For seed graph i in round t the per-graph seed is r_i,t = H(round seed, graph id
 (``cypher/rounds/evidence.cypher``) walks Query -> Document -> current DocumentVersion ->
 Claim and returns the claims grouped into buckets by document with their features; the
 random choices are made here with ``random.Random(r)`` because Cypher's ``rand()`` cannot be
-seeded. Nothing enumerates the C(n, k) document sets: k documents are drawn directly, then
-a pattern among those that apply, then the claims.
+seeded. Sampling is *connected*: claims are combined only through an Entity they both
+MENTION (the entity layer, ``claims/entities.py``): a pattern with a connected candidate is
+drawn, then an entity, then one claim per document through it. The candidate pools the
+collision statistics count (``cypher/rounds/pool_*.cypher``) are exactly these connected
+combinations.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import random
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from dwqa_graph.claims.entities import norm
 
 Pattern = Literal["temporal", "comparison", "causal", "conjunction"]
 PATTERNS: tuple[Pattern, ...] = ("temporal", "comparison", "causal", "conjunction")
@@ -35,6 +40,13 @@ class ClaimRef(BaseModel):
     cause: bool = Field(False, alias="has_cause")
     cues: list[str] = Field([], alias="cause_cues")
     entities: list[str] = []
+    mentions: list[str] = Field([], description="Non-generic Entity norms (MENTIONS).")
+    names: list[str] = Field([], description="The same entities' display names.")
+    event_years: list[int] = Field([], description="Years that date an event (entity layer).")
+    quantity_units: list[str] = Field([], description="Per number: unit if named, else ''.")
+    quantity_kinds: list[str] = Field([], description="Per number: what it measures.")
+    described: list[str] = Field([], description="Entities the claim describes.")
+    cause_split: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -49,7 +61,9 @@ class Bucket(BaseModel):
 
     document_id: str
     url: str
+    title: str | None = None
     version_id: str
+    text: str = ""
     claims: list[ClaimRef]
     label: str = ""
 
@@ -64,11 +78,12 @@ class SeedGraph(BaseModel):
 class SampleConfig(BaseModel):
     """Controllable complexity (``dwqa round new`` options)."""
 
-    docs: int = Field(3, ge=1, description="k documents drawn per seed graph.")
+    docs: int = Field(3, ge=1, description="Documents a sample shows a generator: the picks' "
+                      "own, then others connected through the same entity.")
     hops: int = Field(2, ge=2, le=4, description="Claims chained into one question.")
     patterns: tuple[Pattern, ...] = PATTERNS
     min_buckets: int = Field(2, ge=2, description="Distinct documents a question must use.")
-    attempts: int = Field(8, ge=1, description="Redraws before a graph is reported empty.")
+    attempts: int = Field(16, ge=1, description="Redraws before a graph is reported empty.")
 
 
 class Pick(BaseModel):
@@ -104,29 +119,6 @@ def _pick(b: Bucket, c: ClaimRef, **kw: object) -> Pick:
                 **kw)  # type: ignore[arg-type]
 
 
-def applicable(buckets: list[Bucket], cfg: SampleConfig) -> list[Pattern]:
-    """The seed's rules: temporal/comparison/causal need >= min_buckets buckets with dates /
-    numbers (sharing a unit, so a value can be compared) / causal cues; conjunction >= 3."""
-    dated = sum(any(c.years for c in b.claims) for b in buckets)
-    causal = sum(any(c.cause for c in b.claims) for b in buckets)
-    units: dict[str, set[str]] = {}
-    for b in buckets:
-        for c in b.claims:
-            for u in c.units:
-                if u:
-                    units.setdefault(u, set()).add(b.label)
-    out: list[Pattern] = []
-    if dated >= cfg.min_buckets:
-        out.append("temporal")
-    if any(len(s) >= cfg.min_buckets for s in units.values()):
-        out.append("comparison")
-    if causal >= cfg.min_buckets:
-        out.append("causal")
-    if len(buckets) >= max(3, cfg.min_buckets):
-        out.append("conjunction")
-    return [p for p in out if p in cfg.patterns]
-
-
 def _distinct(picks: list[Pick], key: str, n: int) -> list[Pick] | None:
     """First ``n`` picks with distinct buckets and distinct ``key`` values."""
     chosen: list[Pick] = []
@@ -138,65 +130,133 @@ def _distinct(picks: list[Pick], key: str, n: int) -> list[Pick] | None:
     return None
 
 
+def connections(buckets: list[Bucket]) -> dict[str, dict[str, list[ClaimRef]]]:
+    """Entity norm -> bucket label -> the claims of that bucket that MENTION it: the paths
+    claim -> entity <- claim the entity layer gives, restricted to the drawn documents."""
+    out: dict[str, dict[str, list[ClaimRef]]] = {}
+    for b in buckets:
+        for c in b.claims:
+            for e in c.mentions:
+                out.setdefault(e, {}).setdefault(b.label, []).append(c)
+    return out
+
+
+def _dated(claims: list[ClaimRef]) -> list[ClaimRef]:
+    return [c for c in claims if c.event_years]
+
+
+def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[int]]]:
+    """(unit, kind) -> bucket label -> indexes of claims' numbers of that unit and kind:
+    quantities are comparable when they measure the same thing in the same unit."""
+    out: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for b in buckets:
+        for c in b.claims:
+            for u, k in zip(c.quantity_units, c.quantity_kinds, strict=False):
+                if u and k:
+                    out.setdefault((u, k), {}).setdefault(b.label, []).append(1)
+    return out
+
+
+def applicable(buckets: list[Bucket], cfg: SampleConfig) -> list[Pattern]:
+    """Patterns with at least one *connected* candidate: temporal = dated claims of
+    ``hops`` documents mentioning one entity; comparison = quantities with one unit in
+    ``hops`` documents mentioning one entity; causal = a claim with a causal cue and a claim
+    of another document sharing an entity; conjunction = one entity reached from >= 3
+    documents."""
+    conn = connections(buckets)
+    need = max(cfg.hops, cfg.min_buckets)
+    out: list[Pattern] = []
+    if any(sum(bool(_dated(cs)) for cs in per.values()) >= need for per in conn.values()):
+        out.append("temporal")
+    if any(len(labs) >= need for labs in _quantities(buckets).values()):
+        out.append("comparison")
+    if any(any(c.cause_split for cs in per.values() for c in cs) and len(per) >= 2
+           for per in conn.values()):
+        out.append("causal")
+    if any(sum(any(e in c.described for c in cs) for cs in per.values())
+           >= max(3, cfg.min_buckets) for e, per in conn.items()):
+        out.append("conjunction")
+    return [p for p in out if p in cfg.patterns]
+
+
+def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
+    return {b.label: b for b in buckets}
+
+
 def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int,
                   rng: random.Random) -> list[Pick] | None:
-    if pattern == "temporal":
-        events = [_pick(b, c, year=y) for b in buckets for c in b.claims for y in c.years]
-        rng.shuffle(events)
-        return _distinct(events, "year", hops)
+    """One connected candidate: an entity first, then one claim per document through it."""
+    conn = connections(buckets)
+    lab = _by_label(buckets)
+
+    def name_of(c: ClaimRef, e: str) -> str:
+        return c.names[c.mentions.index(e)] if e in c.mentions and len(c.names) == len(
+            c.mentions) else e
+
     if pattern == "comparison":
-        numbers = [_pick(b, c, value=v, unit=u, raw=raw) for b in buckets for c in b.claims
-                   for v, u, raw in zip(c.values, c.units, c.raw, strict=False) if u]
-        units = sorted({p.unit for p in numbers if p.unit})
-        rng.shuffle(units)
-        for unit in units:
-            same = [p for p in numbers if p.unit == unit]
+        # Two quantities of the same kind and unit from different documents (the same
+        # subject or comparable ones: one seed graph is one information need).
+        keys = sorted(k for k, labs in _quantities(buckets).items() if len(labs) >= hops)
+        rng.shuffle(keys)
+        for unit, kind in keys:
+            same = [_pick(b, c, value=v, unit=u, raw=raw, entity=kind)
+                    for b in buckets for c in b.claims
+                    for v, u, k, raw in zip(c.values, c.quantity_units, c.quantity_kinds,
+                                            c.raw, strict=False) if u == unit and k == kind]
             rng.shuffle(same)
             chosen = _distinct(same, "value", hops)
             if chosen:
                 return chosen
         return None
-    if pattern == "causal":
-        causes = [_pick(b, c) for b in buckets for c in b.claims if c.cause]
-        rng.shuffle(causes)
-        for first in causes:
-            # Chain through a shared entity into other documents' claims.
-            chain = [first]
-            for _ in range(hops - 1):
-                ents = set(chain[-1].claim.entities)
-                nxt = [_pick(b, c, entity=sorted(ents & set(c.entities))[0]) for b in buckets
-                       for c in b.claims if b.label not in {p.bucket for p in chain}
-                       and ents & set(c.entities)]
-                if not nxt:
-                    break
-                chain.append(rng.choice(nxt))
-            if len(chain) == hops:
-                return chain
-        return None
-    # conjunction: one entity that claims in >= max(3, hops) documents all mention
-    need = max(3, hops)
-    by_entity: dict[str, dict[str, list[Pick]]] = {}
-    for b in buckets:
-        for c in b.claims:
-            for e in c.entities:
-                by_entity.setdefault(e, {}).setdefault(b.label, []).append(_pick(b, c, entity=e))
-    shared = sorted(e for e, per in by_entity.items() if len(per) >= need)
-    if not shared:
-        return None
-    entity = rng.choice(shared)
-    labels = sorted(by_entity[entity])
-    rng.shuffle(labels)
-    return [rng.choice(by_entity[entity][lab]) for lab in labels[:need]]
+    entities = sorted(conn)
+    rng.shuffle(entities)
+    for e in entities:
+        per = conn[e]
+        if pattern == "temporal":
+            labels = sorted(k for k, cs in per.items() if _dated(cs))
+            if len(labels) < hops:
+                continue
+            rng.shuffle(labels)
+            events = [_pick(lab[k], c, year=y, entity=name_of(c, e)) for k in labels
+                      for c in _dated(per[k]) for y in c.event_years]
+            rng.shuffle(events)
+            chosen = _distinct(events, "year", hops)
+            if chosen:
+                return chosen
+        elif pattern == "comparison":
+            continue  # not through an entity: see below
+        elif pattern == "causal":
+            causes = [(k, c) for k, cs in sorted(per.items()) for c in cs if c.cause_split]
+            if not causes or len(per) < 2:
+                continue
+            k, c = rng.choice(causes)
+            others = [(k2, c2) for k2, cs in sorted(per.items()) if k2 != k for c2 in cs]
+            k2, c2 = rng.choice(others)
+            return [_pick(lab[k], c, entity=name_of(c, e)),
+                    _pick(lab[k2], c2, entity=name_of(c2, e))]
+        else:
+            need = max(3, hops)
+            described = {k: [c for c in cs if e in c.described] for k, cs in per.items()}
+            labels = sorted(k for k, cs in described.items() if cs)
+            if len(labels) < need:
+                continue
+            rng.shuffle(labels)
+            return [_pick(lab[k], (c := rng.choice(described[k])), entity=name_of(c, e))
+                    for k in labels[:need]]
+    return None
 
 
 def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sample | None:
-    """One draw for attempt ``attempt`` (redraws use the next attempt number)."""
+    """One draw for attempt ``attempt`` (redraws use the next attempt number): a pattern among
+    those with a connected candidate in the whole seed graph, then an entity and one claim
+    per document through it. The sample's buckets are the documents the picks come from
+    (at most ``cfg.docs`` besides the picks' own when fewer), so a generator only ever sees
+    claims that are connected."""
     rng = random.Random(f"{r}:{attempt}")
     eligible = sorted((b for b in graph.documents if b.claims), key=lambda b: b.document_id)
     if len(eligible) < cfg.min_buckets:
         return None
-    chosen = rng.sample(eligible, min(cfg.docs, len(eligible)))
-    buckets = [b.model_copy(update={"label": f"doc{i}"}) for i, b in enumerate(chosen, 1)]
+    buckets = [b.model_copy(update={"label": f"doc{i}"}) for i, b in enumerate(eligible, 1)]
     patterns = applicable(buckets, cfg)
     if not patterns:
         return None
@@ -205,5 +265,21 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
                           else max(3, cfg.hops), rng)
     if not picks:
         return None
+    used = {p.bucket for p in picks}
+    # Up to cfg.docs documents: the picks' own, then others that MENTION the same entity
+    # (an LLM generator sees more connected claims, never unrelated ones).
+    shared = {norm(p.entity) for p in picks if p.entity} & set(connections(buckets))
+    for b in buckets:
+        if len(used) >= cfg.docs:
+            break
+        if b.label not in used and any(e in c.mentions for c in b.claims for e in shared):
+            used.add(b.label)
+    kept = [b for b in buckets if b.label in used]
+    # Relabel doc1..docN in pick order, so prompts do not leak the graph's size.
+    order = list(dict.fromkeys([p.bucket for p in picks] + [b.label for b in kept]))
+    relabel = {old: f"doc{i}" for i, old in enumerate(order, 1)}
+    kept = sorted((b.model_copy(update={"label": relabel[b.label]}) for b in kept),
+                  key=lambda b: b.label)
+    picks = [p.model_copy(update={"bucket": relabel[p.bucket]}) for p in picks]
     return Sample(query_id=graph.query_id, r=r, attempt=attempt, pattern=pattern,
-                  buckets=buckets, picks=picks)
+                  buckets=kept, picks=picks)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from dwqa_graph.claims.features import find_numbers
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
-from dwqa_graph.rounds.generate import QACandidate, clean, fmt
+from dwqa_graph.rounds.generate import QACandidate, clean, fmt_quantity
 from dwqa_graph.rounds.sampling import Sample
 
 _META = re.compile(r"\b(the (?:documents?|sources?|texts?|passages?|articles?|buckets?|claims?)|"
@@ -35,6 +35,15 @@ def answer_in_question(question: str, answer: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(a)}(?![\w])", q) is not None
 
 
+_CHOICE = re.compile(r"^(?:which|what|who)\b[^:?]*\b(?:first|earlier|earliest|later|larger|"
+                     r"smaller|more|less|older|younger)\b[^:?]*[:,]", re.I)
+
+
+def is_choice(question: str, answer: str) -> bool:
+    """"Which came first: A, or B?": the answer is one of the options by design."""
+    return bool(_CHOICE.match(question)) and " or " in question
+
+
 def structural_problems(qa: QACandidate, sample: Sample, *, min_buckets: int) -> list[str]:
     problems = []
     if not qa.question.strip() or not qa.answer.strip():
@@ -49,7 +58,7 @@ def structural_problems(qa: QACandidate, sample: Sample, *, min_buckets: int) ->
         problems.append("claim_outside_sample")
     if len({u.document_id for u in qa.used_claims}) < min_buckets:
         problems.append("too_few_documents")
-    if answer_in_question(qa.question, qa.answer):
+    if answer_in_question(qa.question, qa.answer) and not is_choice(qa.question, qa.answer):
         problems.append("answer_in_question")
     if _META.search(qa.question):
         problems.append("mentions_documents")
@@ -67,10 +76,12 @@ def recompute_problem(qa: QACandidate, sample: Sample) -> str | None:
         years = d.get("years", [])
         if any(str(y) not in t for y, t in zip(years, texts, strict=False)):
             return "answer_mismatch"
-        if qa.answer.endswith(" years"):
-            ok = qa.answer == f"{max(years) - min(years)} years"
+        diff = max(years) - min(years)
+        if d.get("form") == "interval":
+            ok = qa.answer == f"{diff} year" + ("s" if diff != 1 else "")
         else:
-            ok = qa.answer == d["events"][years.index(min(years))]
+            options = d.get("options") or d["events"]
+            ok = qa.answer.lower() == options[years.index(min(years))].lower()
         return None if ok else "answer_mismatch"
     if qa.pattern == "comparison":
         values = []
@@ -81,16 +92,14 @@ def recompute_problem(qa: QACandidate, sample: Sample) -> str | None:
             values.append(found[0].value)
         if values != d.get("values"):
             return "answer_mismatch"
-        op = d.get("operation")
-        if op == "difference":
-            ok = qa.answer.startswith(fmt(abs(values[0] - values[1])))
-        elif op == "ratio":
-            ok = qa.answer == f"{values[0] / values[1]:.2f}"
+        big = values.index(max(values))
+        if d.get("operation") == "difference":
+            ok = qa.answer == fmt_quantity(values[big] - values[1 - big], d.get("unit") or "")
         else:
-            ok = qa.answer == d["raw"][values.index(max(values))]
+            ok = qa.answer.lower() == d["names"][big].lower()
         return None if ok else "answer_mismatch"
     if qa.pattern == "conjunction":
-        return None if all(qa.answer in t for t in texts) else "answer_mismatch"
+        return None if all(qa.answer.lower() in t.lower() for t in texts) else "answer_mismatch"
     return None if qa.answer in clean(texts[0]) else "answer_mismatch"
 
 

@@ -1,6 +1,7 @@
 // The evidence of each seed graph as of round $t: documents retrieved in the latest round
 // <= $t that retrieved anything for the query, their current version, and its claims with
-// the features sampling needs (absent features come back null = none).
+// the features sampling needs (absent features come back null = none), and the non-generic
+// entities each claim MENTIONS (the entity layer: sampling connects claims through them).
 // Parameters: $t, $dataset (null for all), $ids (list or null).
 // Each step is a CALL subquery anchored on its query / version: left to itself the planner
 // may join all versions against all queries, which is quadratic at paper scale.
@@ -21,11 +22,17 @@ CALL (q, snap) {
     MATCH (v)-[:HAS_CLAIM]->(c:Claim)
     WITH c ORDER BY c.start
     RETURN collect(c {.id, .text, .years, .dates, .number_values, .number_units, .number_raw,
-                      .has_cause, .cause_cues, .entities}) AS claims
+                      .has_cause, .cause_cues, .entities, .event_years, .quantity_units,
+                      .quantity_kinds,
+                      .described, .cause_split,
+                      mentions: [(c)-[:MENTIONS]->(e:Entity) WHERE NOT e.generic | e.norm],
+                      names: [(c)-[:MENTIONS]->(e:Entity) WHERE NOT e.generic | e.name]})
+           AS claims
   }
   WITH d, v, rank, claims WHERE size(claims) > 0
   ORDER BY rank, d.id
-  RETURN collect({document_id: d.id, url: d.url, version_id: v.id, claims: claims})
+  RETURN collect({document_id: d.id, url: d.url, title: d.title, version_id: v.id,
+                  claims: claims})
          AS documents
 }
 RETURN q.id AS query_id, q.text AS question, snap AS evidence_round, documents

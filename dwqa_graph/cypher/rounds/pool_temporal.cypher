@@ -1,16 +1,14 @@
-// Candidate pool size, temporal pattern: unordered pairs of dated events (claim, year) from
-// two different documents with different years — counted, not enumerated:
-// pairs across documents = (S^2 - sum n_d^2) / 2, minus the same-year pairs likewise.
-// $graphs: [{query_id, versions: [version ids]}].
+// Candidate pool size, temporal pattern: unordered pairs of dated events (claim, event year)
+// from two different documents, with different years, whose claims are connected through
+// a non-generic Entity both MENTION (claim -> entity <- claim): the connected combinations
+// sampling draws from. $graphs: [{query_id, versions: [version ids]}].
 UNWIND $graphs AS g
-MATCH (v:DocumentVersion)-[:HAS_CLAIM]->(c:Claim)
-WHERE v.id IN g.versions
-UNWIND coalesce(c.years, []) AS y
-WITH g.query_id AS q, v.id AS d, y, count(*) AS n
-WITH q, d, collect({y: y, n: n}) AS per_year, sum(n) AS nd
-WITH q, sum(nd) AS s, sum(nd * nd) AS sq, collect(per_year) AS docs
-UNWIND docs AS per_year
-UNWIND per_year AS e
-WITH q, s, sq, e.y AS y, sum(e.n) AS sy, sum(e.n * e.n) AS sqy
-WITH q, s, sq, sum((sy * sy - sqy) / 2) AS same_year
-RETURN q AS query_id, (s * s - sq) / 2 - same_year AS k
+MATCH (v1:DocumentVersion)-[:HAS_CLAIM]->(c1:Claim)-[:MENTIONS]->(e:Entity)
+      <-[:MENTIONS]-(c2:Claim)<-[:HAS_CLAIM]-(v2:DocumentVersion)
+WHERE v1.id IN g.versions AND v2.id IN g.versions AND v1.id < v2.id AND NOT e.generic
+  AND size(coalesce(c1.event_years, [])) > 0 AND size(coalesce(c2.event_years, [])) > 0
+WITH DISTINCT g.query_id AS q, c1, c2
+UNWIND c1.event_years AS y1
+UNWIND c2.event_years AS y2
+WITH q, y1, y2 WHERE y1 <> y2
+RETURN q AS query_id, count(*) AS k

@@ -1,0 +1,130 @@
+"""The entity layer: claims linked to normalised ``Entity`` nodes (``MENTIONS``).
+
+Entities come from the claim features (``features.find_entities``) and from the document's
+title when the title names a subject (HotpotQA paragraphs are titled by their subject; a
+news page title such as "Solvane scales back ... | Nordic Battery Review" is not an entity).
+Names are normalised (case, articles, possessives, a trailing parenthetical) so that
+"Scott Derrickson's" and "Scott Derrickson" meet in one node. Nationalities, countries,
+months and units are flagged ``generic``: two claims that both say "American" are not about
+the same subject, and sampling never connects claims through them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dwqa_graph.evaluation.scoring import normalize_answer
+from dwqa_graph.graph.store import Store
+from dwqa_graph.models import stable_id
+
+GENERIC = frozenset("""american british english scottish welsh irish canadian australian french
+german italian spanish portuguese dutch belgian swiss austrian swedish norwegian danish finnish
+russian polish czech hungarian greek turkish chinese japanese korean indian mexican brazilian
+european asian african united states usa us u s uk united kingdom england scotland wales
+ireland canada australia france germany italy spain netherlands sweden norway denmark finland
+russia china japan india mexico brazil europe asia africa america gwh mw gw mwh kwh km eur usd
+gbp sundays saturdays update applications households construction trams vta ncaa division i
+christmas easter summer winter spring autumn north south east west ceo""".split()) | {
+    "united states", "united kingdom", "new york", "world war ii", "world war i", "division i",
+    "ncaa division i", "the film", "film", "album", "band", "company", "city", "council"}
+_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+def norm(name: str) -> str:
+    name = _PAREN.sub("", name.strip())
+    name = " ".join(_POSSESSIVE.sub("", w) for w in name.split())
+    return normalize_answer(name)
+
+
+def title_entity(title: str | None) -> str | None:
+    """A title that names a subject: short, capitalised, no site suffix."""
+    if not title:
+        return None
+    t = _PAREN.sub("", title.strip())
+    if any(ch in t for ch in "|:–—") or " - " in t or not t[:1].isupper() or len(t.split()) > 6:
+        return None
+    return t
+
+
+def is_generic(n: str) -> bool:
+    return n in GENERIC or len(n) < 3 or n.isdigit() or n.split()[0].isdigit()
+
+
+_ACRONYM_HEAD = re.compile(r"^([A-Z]{2,6})['’]?s?\s+[A-Z]")
+
+
+def aliases(name: str) -> list[str]:
+    """A shorter name the same subject goes by in other documents: an acronym that heads a
+    name ("IFFHS World's Best Goalkeeper" -> "IFFHS"). (Surnames were tried and dropped:
+    "Terry Richardson" met "Kenton Richardson", two different people.)"""
+    name = _PAREN.sub("", name).strip()
+    out = []
+    m = _ACRONYM_HEAD.match(name)
+    if m:
+        out.append(m.group(1))
+    return out
+
+
+def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    subject = title_entity(title)
+    named = ([(subject, "title")] if subject else []) + [(e, "text") for e in entities]
+    named += [(a, "alias") for n, _ in list(named) for a in aliases(n)]
+    for name, role in named:
+        n = norm(name)
+        if not n or n in out:
+            continue
+        display = _POSSESSIVE.sub("", _PAREN.sub("", name).strip())
+        out[n] = {"id": stable_id("entity", n), "name": display, "norm": n,
+                  "generic": is_generic(n), "role": role}
+    return list(out.values())
+
+
+#: Bump when the roles below change: claims linked by an older version are linked again.
+LINK_VERSION = "14"
+
+
+def roles(text: str, years: list[int], raw: list[str], units: list[str],
+          ments: list[dict[str, Any]], title: str | None) -> dict[str, Any]:
+    """What a generator can say about a claim, computed once when it is linked, so sampling
+    (and the candidate pools counted in Cypher) only combine usable facts:
+    ``event_years``: years that date an event the claim names (not a lifespan, a title year,
+    a season); ``quantity_units``: per number, its unit when a noun names what it measures
+    (else ""); ``described``: entities the claim describes without naming anything else;
+    ``cause_split``: the claim states a cause and its effect."""
+    from dwqa_graph.rounds.checks import quantity_kind
+    from dwqa_graph.rounds.generate import split_cause
+    from dwqa_graph.rounds.wording import describe, event_clause, quantity_name, subject_of
+
+    subject = title_entity(title)
+    holder = subject_of(text, None, subject)
+    names = [quantity_name(text, r, holder, subject) for r in raw]
+    kinds = [(quantity_kind(n) or "") if n else "" for n in names]
+    # A count with no unit word ("The population was 449") is comparable with other counts
+    # of the same kind.
+    units = [u or ("count" if k in ("population", "riders") else "")
+             for u, k in zip(units, kinds, strict=False)]
+    return {
+        "quantity_kinds": kinds,
+        "quantity_units": [u if k else "" for u, k in zip(units, kinds, strict=False)],
+        "event_years": [y for y in years if event_clause(text, y, None, subject)],
+        "described": [m["norm"] for m in ments if not m["generic"] and m["role"] != "alias"
+                      and m["name"] in text
+                      and describe(text, m["name"])],
+        "cause_split": split_cause(text) is not None,
+    }
+
+
+def link_entities(store: Store) -> int:
+    """Link every claim not yet linked (by this LINK_VERSION); returns how many."""
+    rows = []
+    for r in store.query("entities/unlinked", version=LINK_VERSION):
+        ments = mentions(r["entities"], r["title"])
+        rows.append({"claim_id": r["claim_id"], "mentions": ments, "version": LINK_VERSION,
+                     "roles": roles(r["text"], r["years"], r["raw"], r["units"], ments,
+                                    r["title"])})
+    if rows:
+        store.write("entities/link", rows, batch_rows=2000)
+    return len(rows)

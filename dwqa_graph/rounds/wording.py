@@ -1,0 +1,376 @@
+"""The rule generator's own words: events, quantities and descriptions from one claim.
+
+No quoting: an event is named by its subject and action ("Sinister was released", "Solvane
+Energy was founded"), a quantity by its holder and noun ("the final cost of the Valmora
+Riverside Tramway"), an entity by what a claim says about it ("directed a 2012 supernatural
+horror film"). Each phrase is compressed so that no run of 8 words is copied from the claim
+(checks.VERBATIM_RUN). Anything that does not fit these shapes gives no phrase (None): the
+generator then reports the graph without an item rather than writing a bad one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dwqa_graph.claims.features import MONTH_PATTERN
+from dwqa_graph.rounds.checks import VERBATIM_RUN, copied_run, year_role_problem
+
+_PRONOUN = re.compile(r"^(?:he|she|it|they|his|her|its|their)\b", re.I)
+_THE_NOUN = re.compile(r"^the (?:film|band|album|song|single|company|group|team|club|series|"
+                       r"show|book|novel|game|consortium|station|school|university|building|"
+                       r"player|singer|actor|actress|artist|town|city|village|county|river|"
+                       r"event|race|magazine|newspaper|party|project|plant|factory)\b", re.I)
+_DATE = re.compile(
+    rf"(?:\b(?:in|on|from|since|by|during|until|as of|in early|in late|in mid|late on|early on)"
+    rf"\s+)?(?:\b\d{{1,2}}\s+{MONTH_PATTERN}\.?,?\s+\d{{4}}|\b{MONTH_PATTERN}\.?\s+\d{{1,2}}"
+    rf"(?:st|nd|rd|th)?,?\s+\d{{4}}|\b{MONTH_PATTERN}\.?\s+\d{{4}}|\b\d{{4}}-\d\d-\d\d|"
+    rf"\b(?:1[5-9]|20)\d\d\b)", re.I)
+# Past forms of actions that have a date, and how the action reads in a clause.
+EVENT_VERBS = ("founded established formed created released published premiered launched "
+               "opened reopened closed completed built began started ended won received signed "
+               "joined left married died appointed elected debuted acquired bought sold "
+               "announced introduced moved became retired resigned returned breached reached "
+               "raised approved awarded ordered delivered reduced merged renamed rebranded "
+               "reissued recorded broke began hit struck unveiled inaugurated dissolved "
+               "discovered invented designed renovated expanded withdrawn withdrew cancelled "
+               "postponed relaunched re-released aired debuted won lost defeated qualified "
+               "graduated enrolled emigrated converted adopted passed enacted agreed uncovered "
+               "found fired voted named starred moved rose fell installed confirmed "
+               "replaced hired sacked signed settled approved decided made increased "
+               "decreased grew doubled").split()
+_EVENT_VERB = re.compile(r"\b(?:(?:was|were|had been|has been|have been|is|are)\s+)?"
+                         r"(?P<verb>" + "|".join(sorted(set(EVENT_VERBS), key=len,
+                                                         reverse=True)) + r")\b", re.I)
+_WORK = re.compile(r"^(?P<s>[^,()]+?)(?:\s*\([^()]*\))?\s+(?:is|was)\s+an?\s+(?P<year>\d{4})\s+"
+                   r"(?P<desc>(?:[\w'’-]+\s+){0,6}?)(?P<kind>film|album|novel|book|song|single|"
+                   r"video game|game|EP|documentary|television series|series|play|musical|"
+                   r"opera|compilation album|studio album|live album|box set|mixtape|anime|"
+                   r"sitcom|comedy|drama|thriller|miniseries|short film)\b", re.I)
+_PUBLISHED = frozenset({"novel", "book"})
+_PREMIERED = frozenset({"television series", "series", "play", "musical", "opera", "sitcom",
+                        "miniseries", "anime"})
+_STOP_OBJECT = re.compile(r"\s*(?:,|;|\(|\bthen\b|\balso\b|\bwhich\b|\bwho\b|\bwhen\b|"
+                          r"\bwhere\b|\bafter\b|"
+                          r"\bbefore\b|\bbecause\b|\bdue to\b|\bwhile\b|\bwith\b|\bas\b|"
+                          r"\bthat\b|\band\b|\bbut\b|\bto\b|\bfor\b|\bin\b|\bon\b|\bat\b|"
+                          r"\bfrom\b|\bby\b|\bof the\b|\bduring\b)")
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"\([^()]*\)", "", text)
+    text = re.sub(r"\s*[\"“][^\"“”]{1,30}[\"”]\s*(?=[A-Z])", " ", text)  # a nickname
+    text = re.sub(r"[\"“”]", "", text)
+    return re.sub(r"\s+([,.;:])", r"\1", " ".join(text.split())).strip(" ,;:.")
+
+
+def subject_of(text: str, entity: str | None, title: str | None) -> str | None:
+    """The claim's grammatical subject, a pronoun or "the film" replaced by the title
+    subject (HotpotQA paragraphs) or the shared entity."""
+    t = re.sub(r"^(?:In|On|By|From|Since|During)\s+(?:the\s+)?[\w\s,]{0,30}?\d{4},?\s+", "",
+               text.strip())
+    t = re.sub(r"^(?:Originally|Later|Also|Then|However|Meanwhile),?\s+", "", t)
+    m = _EVENT_VERB.search(t)
+    head = t[:m.start()] if m else ""
+    head = _clean(head)
+    if not head or _PRONOUN.match(head) or _THE_NOUN.match(head) and len(head.split()) <= 2:
+        return _clean(title or entity or "") or None
+    if len(head.split()) > 7 or "," in head:
+        cop = re.match(r"^(.{1,60}?)\s+(?:is|was|are|were)\s", head)
+        if cop and len(cop.group(1).split()) <= 6:
+            return _clean(cop.group(1))
+        name = re.match(r"^((?:[A-Z][\w'’.-]*\s)+)(?=[a-z])", head + " ")
+        return _clean(name.group(1)) if name and len(name.group(1).split()) <= 5 else None
+    return head
+
+
+def event_clause(text: str, year: int, entity: str | None, title: str | None) -> str | None:
+    """"<subject> <action> [<object>]" for the event dated ``year`` in ``text``, or None
+    when the year is not an event's date (a lifespan, a title year, a parenthetical) or
+    the action is not one this generator can name."""
+    if year_role_problem(text, year):
+        return None
+    y = str(year)
+    m = _WORK.match(text)
+    if m and m.group("year") == y:
+        kind = m.group("kind").lower()
+        verb = ("published" if kind in _PUBLISHED else "first aired" if kind in _PREMIERED
+                else "released")
+        wsubj = _clean(m.group("s"))
+        if _PRONOUN.match(wsubj) or _THE_NOUN.match(wsubj):
+            wsubj = _clean(title or entity or "")
+        if not wsubj:
+            return None
+        rel = re.search(r"\b(?P<r>directed|produced|written|starring|featuring|created|"
+                        r"developed|published|recorded|performed)(?:\s+and\s+\w+)?"
+                        r"(?:\s+by)?\s+(?P<e>" + re.escape(entity) + r")\b", text) \
+            if entity and entity not in wsubj else None
+        if rel:  # "the film True Lies, starring Arnold Schwarzenegger, was released"
+            by = "" if rel.group("r") in ("starring", "featuring") else " by"
+            wsubj = f"{wsubj}, {rel.group('r')}{by} {rel.group('e')},"
+        clause = f"the {kind} {wsubj} was {verb}" if verb != "first aired" else \
+            f"the {kind} {wsubj} first aired"
+        return compress(clause, text) if len(clause.split()) >= 8 else clause
+    pos = text.find(y)
+    ap = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)(?:\s*\([^()]*\))?,\s+an?\s+[^,]{0,60}?\b"
+                  r"(?P<v>founded|established|formed|created|opened|built|launched|released)\b"
+                  r"[^,]{0,20}?" + y, text)
+    if ap:
+        return compress(f"{_clean(ap.group('x'))} was {ap.group('v')}", text)
+    lead = re.match(r"^(?:Originally\s+)?(?P<v>Released|Founded|Formed|Built|Published|Opened|"
+                    r"Established|Launched|Completed)\s+(?:in|on)\s+[^,]{0,25}?" + y, text)
+    if lead:  # "Released in 1990, ...": the participle's subject is the title subject
+        who = _clean(title or entity or "")
+        return f"{who} was {lead.group('v').lower()}" if good_subject(who) else None
+    born = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)\s*\((?:born|b\.)", text)
+    if born and re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
+        name = _clean(born.group("x"))
+        if title and title.split()[-1] in name.split() and title.split()[0][:3] in name:
+            name = title  # "Peter Bolesław Schmeichel MBE" is known as "Peter Schmeichel"
+        return f"{name} was born"
+    if re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
+        subj = subject_of(text, entity, title) or entity
+        return f"{subj} was born" if subj else None
+    if re.search(r"\bdied\b", text[max(0, pos - 40):pos]):
+        subj = subject_of(text, entity, title) or entity
+        return f"{subj} died" if subj else None
+    tenure = re.search(r"\b(?P<verb>managed|coached|served as|served|led|played for|chaired|"
+                       r"hosted|edited|ran|governed|directed|captained)\s+(?P<obj>[^,;()]{2,50}?)"
+                       r"\s+(?:from|between)\s+(?:\w+\s+){0,2}(?P<a>\d{4})\s*(?:to|and|-|–)\s*"
+                       r"(?:\w+\s+){0,2}(?P<b>\d{4})", text)
+    if tenure and y in (tenure.group("a"), tenure.group("b")):
+        subj = subject_of(text, entity, title)
+        gerund = {"managed": "managing", "coached": "coaching", "served as": "serving as",
+                  "served": "serving", "led": "leading", "played for": "playing for",
+                  "chaired": "chairing", "hosted": "hosting", "edited": "editing",
+                  "ran": "running", "governed": "governing", "directed": "directing",
+                  "captained": "captaining"}[tenure.group("verb")]
+        start = "began" if y == tenure.group("a") else "stopped"
+        obj = " ".join(_clean(tenure.group("obj")).split()[:5])
+        if good_subject(subj) and tenure.group("a") != tenure.group("b"):
+            return compress(f"{subj} {start} {gerund} {obj}", text)
+        return None
+    if re.search(rf"\b(?:between|from)\s+(?:[\w,]+\s+){{0,3}}{y}\s+(?:and|to|until)\b", text) \
+            or re.search(rf"\b(?:between|from)\s+[^.;]{{0,30}}\b(?:and|to|until)\s+"
+                         rf"(?:[\w,]+\s+){{0,3}}{y}\b", text):
+        return None  # a year bounding a period ("between November 2024 and February 2025")
+    # The event verb of the year's clause: the last one before the year within the clause,
+    # or the first after "In 1998, ...".
+    clause_start = max(text.rfind(",", 0, pos), text.rfind(";", 0, pos), -1) + 1
+    before = list(_EVENT_VERB.finditer(text, 0, pos))
+    after = _EVENT_VERB.search(text, pos)
+    if before and before[-1].start() >= clause_start - 80:
+        vm = before[-1]
+    elif after and text[pos + 4:after.start()].count(",") <= 1 and (re.match(
+            r"^(?:In|On|By|Since)\b", text[max(0, clause_start - 1):].strip() or text) or
+            re.match(rf"^(?:In|On|By|Since|During)\s+[\w\s,]{{0,30}}?{y},", text)):
+        vm = after
+    else:
+        return None
+    subj = subject_of(text, entity, title)
+    # A second clause has its own subject: "... and his pay increased to ... from 2000".
+    conj = [m.end() - 1 for m in re.finditer(r"\s(?:and|after|when|because|before|as|since|"
+                                             r"while|until)\s", text[:vm.start()])]
+    bound = max([text.rfind(",", 0, vm.start()), text.rfind(";", 0, vm.start()), *conj])
+    if bound > 0 and subj:
+        local = _clean(text[bound + 1:vm.start()])
+        local = re.sub(r"^(?:and|but|while|then)\s+", "", local)
+        owner = re.match(r"^(?:his|her|its|their)\s+(.+)$", local, re.I)
+        if owner and len(owner.group(1).split()) <= 3:
+            subj = f"{subj}'s {owner.group(1)}"
+        elif local and not _PRONOUN.match(local) and len(local.split()) <= 5 and \
+                local[:1].isupper():
+            subj = local
+    verb = vm.group(0)
+    cop = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)\s+(?:is|was|are|were)\s+(?:an?|the)\s+",
+                   text)
+    if cop and cop.end() <= vm.start() and not verb.lower().startswith(("was", "were")):
+        subj, verb = _clean(cop.group("x")), f"was {verb}"  # "X was a school founded by"
+    if not subj:
+        return None
+    if re.match(r"^(?:is|are)\s", verb, re.I):
+        verb = re.sub(r"^(?:is|are)", "was", verb)
+    rest = text[vm.end():]
+    rest = _DATE.sub("", rest, count=1) if rest.lstrip().startswith(
+        ("in ", "on ", "In ", "On ")) else rest
+    amount = re.match(r"^\s*(to|by)\s+([$€£]?[\d.,]+(?:\s+(?:million|billion|percent|per "
+                      r"cent|%))?(?:\s+[a-z]+){0,3}?)(?=\s+(?:from|in|on|by|after|before|"
+                      r"and)\b|[,.;]|$)", rest)
+    stop = _STOP_OBJECT.search(rest)
+    obj = _clean(amount.group(0) if amount else rest[:stop.start()] if stop else rest)
+    obj = " ".join(obj.split()[:5])
+    if obj and _DATE.fullmatch(obj.strip()):
+        obj = ""
+    if verb.split()[-1] in ("became", "made", "won", "received", "signed", "joined", "reached",
+                            "agreed", "decided", "confirmed", "found", "named", "voted",
+                            "raised", "ordered", "acquired", "bought", "sold", "announced",
+                            "introduced", "broke") and not obj:
+        return None  # "became" what? the action needs its object
+    if not good_subject(subj):
+        return None
+    if not obj and " " not in verb and verb.lower() in ("released", "founded", "established",
+                                                         "published", "opened", "built",
+                                                         "launched", "completed", "formed",
+                                                         "created", "designed"):
+        verb = f"was {verb}"  # "Apple Remote Desktop, first released in 2002"
+    if re.search(r"\b(?:has|have)\s+\w+", text[max(0, vm.start() - 10):vm.end()]) or \
+            re.search(r"\bsince\s+(?:\w+\s+){0,2}$", text[:pos]):
+        return None  # "has published a novel a year since 2000": a state, not an event
+    clause = " ".join(x for x in (subj, verb.lower(), obj) if x)
+    clause = _clean(_DATE.sub("", clause))
+    return compress(clause, text)
+
+
+_FUNCTION_CAPS = frozenset("the a an there it this that these those he she they we in on at by "
+                           "for from after before during when while some most many all both "
+                           "each complaints workers crews".split()) | frozenset(
+                               "january february march april may june july august september "
+                               "october november december".split())
+
+
+def good_subject(subj: str | None) -> bool:
+    """A subject names someone or something: a capitalised word that is not a function word
+    ("There", "The"), and it does not end on a function word."""
+    if not subj:
+        return False
+    words = subj.replace("'s", "").split()
+    named = [w for w in words if w[:1].isupper() and w.lower() not in _FUNCTION_CAPS]
+    return bool(named) and words[-1].lower() not in _TRAILING and len(words) <= 8
+
+
+_TRAILING = frozenset("of the a an in on at to for from by since and or with as its his her "
+                      "their than about after before into over under".split())
+
+
+def compress(phrase: str, source: str) -> str | None:
+    """Drop trailing words until no run of VERBATIM_RUN words is copied from ``source``
+    and the phrase does not end on a function word."""
+    words = phrase.split()
+    full = len(words)
+    while len(words) >= 2:
+        while words and words[-1].lower() in _TRAILING:
+            words = words[:-1]
+        if len(words) >= 2 and not copied_run(" ".join(words), [source], VERBATIM_RUN):
+            if len(words) < full and phrase.split()[len(words)].lower() in ("of", "'s"):
+                return None  # "uncovered rows" (of oak piles): a cut noun phrase
+            return " ".join(words)
+        words = words[:-1]
+    return None
+
+
+# -- quantities ----------------------------------------------------------------------------
+_QUANTITY_NOUN = re.compile(
+    r"(?P<noun>(?:final |total |approved |estimated |planned |annual |original |initial |"
+    r"revised |first-month |daily |average )?(?:cost|budget|price|bid|capacity|population|"
+    r"ridership|revenue|gross|salary|fee|grant|fund|damage|loan|investment|length|area|"
+    r"height|depth|passengers|riders|sales|spending|estimate|deficit|funding))\b"
+    r"(?:\s+\w+){0,4}?\s+(?:of|was|is|were|at|to|reached|rose to|fell to|totalled|"
+    r"totaled|stood at|amounted to|of about|of around|of up to)\s+(?:about |around |nearly |"
+    r"almost |up to |over |more than |some )?$", re.I)
+
+
+def quantity_name(text: str, raw: str, holder: str | None,
+                  fallback: str | None = None) -> str | None:
+    """"the <noun> of <holder>" for the figure ``raw`` in ``text`` (the noun that names what
+    the figure measures, found just before it), or None."""
+    pos = text.find(raw)
+    if pos < 0:
+        return None
+    window = text[max(0, pos - 80):pos]
+    m = _QUANTITY_NOUN.search(window)
+    if not m:
+        return None
+    noun = m.group("noun").lower()
+    if holder and noun.split()[-1] in holder.lower().split():
+        holder = fallback  # "The population was 449": the population of the title subject
+    if not holder:
+        return None
+    rest = holder[4:] if holder.startswith("The ") else holder
+    if not any(w[:1].isupper() for w in rest.split()):
+        return None  # "the council": which one?
+    holder = "the " + rest if holder.startswith("The ") else holder
+    if not good_subject(holder) or any(
+            w.islower() and w not in ("of", "the", "and", "for", "de", "upon", "on")
+            for w in holder.split()[1:]):
+        return None  # "Regional premier Lotte Vandermeer": a person's title, not a holder
+    if re.search(r"\bapproved\b", window):  # "The Council approved the project ... with a
+        return f"the {noun} {holder} approved"  # budget of": the council's approved budget
+    return f"the {noun} of {holder}"
+
+
+# -- descriptions (conjunction clues, causal bridges) ---------------------------------------
+_ACTIVE = {"directed": "directed", "written": "wrote", "produced": "produced",
+           "founded": "founded", "developed": "developed", "published": "published",
+           "created": "created", "designed": "designed", "built": "built",
+           "composed": "composed", "performed": "performed", "recorded": "recorded",
+           "hosted": "hosted", "coached": "coached", "managed": "managed",
+           "owned": "owned", "edited": "edited", "illustrated": "illustrated",
+           "sung": "sang", "played": "played", "starring": "starred in"}
+
+
+_VERBS_BY = (r"directed|written|produced|developed|published|created|designed|built|composed|"
+             r"performed|recorded|hosted|owned|edited|illustrated|sung")
+_PASSIVE_BY = re.compile(rf"^(?P<x>[^,]+?)\s+(?:is|was)\s+(?:an?|the)\s+(?P<desc>[^,;]+?)\s*,?\s+"
+                         rf"(?P<verb>{_VERBS_BY})(?:\s+and\s+\w+)?\s+by\s+(?P<rest>.+)$")
+_IS_A = re.compile(r"^(?:['’]s)?\s*(?:\([^()]*\))?\s*,?\s+(?P<v>is|was|are|were)\s+"
+                   r"(?P<desc>(?:an?|the)\s+[^,;()]+)")
+_WORK_BY = re.compile(r"^(?P<x>[^,]+?)\s+(?:is|was)\s+(?:an?|the)\s+(?P<desc>[^,;]*?\b(?P<kind>"
+                      r"album|EP|single|song|box set|compilation|novel|book|poem|film|"
+                      r"painting|video game|game|musical|opera|play))\s+by\s+(?P<rest>.+)$")
+_MADE = ((("album", "ep", "single", "song", "box set", "compilation"), "released"),
+         (("novel", "book", "poem", "play", "musical", "opera"), "wrote"),
+         (("film", "video game", "game"), "made"), (("painting",), "painted"))
+_DESC_CUT = re.compile(r"\s+(?:who|which|that|best known|known|from|based in|in|of the|with|"
+                       r"and)\s+")
+
+
+def describe(text: str, name: str) -> str | None:
+    """What ``text`` says about ``name`` as a verb phrase without the name ("directed a
+    2012 supernatural horror film", "is an American filmmaker"), or None."""
+    m = _PASSIVE_BY.match(text)
+    if m and re.match(rf"{re.escape(name)}\b", m.group("rest")):
+        desc = _clean(m.group("desc"))
+        verb = _ACTIVE.get(m.group("verb"), "")
+        if not verb or len(desc.split()) > 7 or re.search(r"\b(?:directed|written|by)\b", desc):
+            return None
+        article = "an" if desc[:1].lower() in "aeiou" else "a"
+        return f"{verb} {article} {desc}"
+    m = _WORK_BY.match(text)
+    if m and re.match(rf"{re.escape(name)}\b", m.group("rest")):
+        desc = _clean(m.group("desc"))
+        kind = m.group("kind").lower()
+        verb = next((v for ks, v in _MADE if kind in ks), "")
+        if verb and len(desc.split()) <= 6 and "by" not in desc.split():
+            article = "an" if desc[:1].lower() in "aeiou" else "a"
+            return f"{verb} {article} {desc}"
+    for lead in (name, f"The {name}"):
+        ap = re.match(rf"^{re.escape(lead)},\s+(?P<desc>an?\s+[^,;()]+),", text)
+        if ap:  # "Solvane Energy, a start-up founded in May 2017 by two researchers, ..."
+            desc = " ".join(_clean(ap.group("desc")).split()[:7])
+            desc = compress(desc, text) or ""
+            if len(desc.split()) >= 2:
+                return f"is {desc}"
+        if text.startswith(lead):
+            m = _IS_A.match(text[len(lead):])
+            if m:
+                desc = _DESC_CUT.split(_clean(m.group("desc")))[0]
+                if 2 <= len(desc.split()) <= 7:
+                    return f"{m.group('v')} {desc}"
+    return None
+
+
+def noun_description(desc: str | None) -> str | None:
+    """"is an American director" -> "the American director" (a bridge in a question)."""
+    m = re.match(r"^(?:is|was|are|were)\s+(?:an?|the)\s+(.+)$", desc or "")
+    return f"the {m.group(1)}" if m and len(m.group(1).split()) <= 7 else None
+
+
+def bridge(effect: str, name: str, np: str) -> str | None:
+    """``effect`` with ``name`` replaced by the description ``np`` (so answering needs the
+    claim the description comes from), or None when the effect does not name it."""
+    poss = re.search(rf"\b(?:the\s+)?{re.escape(name)}['’]s\s+([\w-]+(?:\s+[\w-]+)?)", effect)
+    if poss:
+        return effect[:poss.start()] + f"the {poss.group(1)} of {np}" + effect[poss.end():]
+    m = re.search(rf"\b(?:the\s+)?{re.escape(name)}\b", effect)
+    if m:
+        return effect[:m.start()] + np + effect[m.end():]
+    return None

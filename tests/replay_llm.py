@@ -1,0 +1,68 @@
+"""A loopback OpenAI-compatible chat server that replays recorded replies by prompt hash.
+
+Key: sha256 of the request's ``messages`` (JSON, keys sorted). A prompt with no recorded
+reply is kept in ``missing`` (and answered with ``[]``, i.e. "no item"), so the same server
+records the prompts a generator sends: run once, write the replies, run again to replay.
+Used by tests/test_llm_replay.py and to build tests/data/llm_replay.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def prompt_hash(messages: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False)
+                          .encode()).hexdigest()
+
+
+class ReplayServer:
+    def __init__(self, replies: dict[str, str]) -> None:
+        self.replies = replies
+        self.missing: dict[str, list[dict[str, Any]]] = {}
+        self.served = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                key = prompt_hash(body["messages"])
+                reply = server.replies.get(key)
+                if reply is None:
+                    server.missing[key] = body["messages"]
+                    reply = "[]"
+                server.served += 1
+                out = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                           "content": reply},
+                                               "finish_reason": "stop"}],
+                                  "usage": {"prompt_tokens": 0, "completion_tokens": 0,
+                                            "total_tokens": 0}}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+@contextmanager
+def replay(replies: dict[str, str]) -> Iterator[ReplayServer]:
+    srv = ReplayServer(replies)
+    thread = threading.Thread(target=srv.httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.httpd.shutdown()
+        srv.httpd.server_close()

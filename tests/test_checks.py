@@ -1,0 +1,146 @@
+"""The item rubric as mechanical checks (rounds/checks.py), without a database.
+
+Fixtures: ``cloze_items.json`` holds the old rule generator's cloze-style items (two real
+rounds over the HotpotQA sample and the bundled example, plus the three quoted in issue 11);
+``seed_examples.json`` holds the seed's LLM-written DiCaprio examples with the blind review's
+verdicts from QUALITY.md."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dwqa_graph.rounds.checks import (
+    CheckInput,
+    copied_run,
+    failures,
+    read,
+    run_checks,
+    year_role_problem,
+)
+from dwqa_graph.rounds.generate import join_clues
+from dwqa_graph.rounds.wording import compress, describe, event_clause, quantity_name
+
+from .conftest import DATA
+
+
+def check(item: dict, **kw: object) -> list[str]:
+    return failures(run_checks(CheckInput(question=item["question"], answer=item["answer"],
+                                          pattern=item["pattern"], spans=item["spans"],
+                                          **kw)))  # type: ignore[arg-type]
+
+
+def test_old_cloze_items_are_rejected_with_reasons() -> None:
+    items = json.loads((DATA / "cloze_items.json").read_text())
+    assert len(items) >= 50
+    reasons = [check(i) for i in items]
+    rejected = sum(bool(r) for r in reasons)
+    assert rejected >= 0.95 * len(items), [i["question"] for i, r in zip(items, reasons,
+                                                                         strict=True) if not r]
+    # The failure modes the blind review named are the ones counted.
+    flat = [x for r in reasons for x in r]
+    assert flat.count("quoted_passage") >= 0.9 * len(items)
+    assert "copied_run" in flat and "lifespan_year" in flat and "generic_answer" in flat
+
+
+def test_seed_examples_get_the_reviews_verdicts() -> None:
+    items = json.loads((DATA / "seed_examples.json").read_text())
+    verdicts = {i["question"]: (check(i), i["accept"]) for i in items}
+    for question, (problems, accept) in verdicts.items():
+        assert (not problems) == accept, (question, problems)
+    def why(start: str) -> list[str]:
+        return next(p for q, (p, _) in verdicts.items() if q.startswith(start))
+
+    assert "title_year" in why("How many years passed between DiCaprio")  # the film's year
+    assert "no_causal_relation" in why("How did DiCaprio's 1998")  # an invented link
+    assert "single_span" in why("Which museum")  # one span answers
+    assert "kind_mismatch" in why("What is the ratio")  # a career gross vs one salary
+    assert "clue_sufficient" in why("Which drug-free actor")  # "debuted in Critters 3"
+
+
+def test_own_words_item_passes_and_each_check_can_fail() -> None:
+    spans = ["Sinister is a 2012 supernatural horror film directed by Scott Derrickson.",
+             "Deliver Us from Evil is a 2014 American supernatural horror film directed by "
+             "Scott Derrickson and produced by Jerry Bruckheimer."]
+    good = {"question": "How many years passed between when the film Sinister was released "
+                        "and when the film Deliver Us from Evil was released?",
+            "answer": "2 years", "pattern": "temporal", "spans": spans}
+    detail = {"years": [2012, 2014], "events": ["the film Sinister was released",
+                                                "the film Deliver Us from Evil was released"]}
+    assert check(good, detail=detail) == []  # positive control
+    copied = {**good, "question": "How many years after Sinister did the 2014 American "
+                                  "supernatural horror film directed by Scott Derrickson "
+                                  "come out?"}
+    assert "copied_run" in check(copied)
+    quoted = {**good, "question": 'How many years apart were "Sinister is a 2012 supernatural '
+                                  'horror film"?'}
+    assert "quoted_passage" in check(quoted)
+    assert "dangling_reference" in check({**good, "question": "How many years after it was "
+                                                              "released did he marry?"})
+    assert "mentions_documents" in check({**good, "question": "How many years apart are the "
+                                                              "two statements?"})
+    unrelated = {**good, "spans": [spans[0], "Boots is a debut studio album by Nancy Sinatra, "
+                                             "released in 1966."]}
+    assert "unrelated_claims" in check(unrelated)
+    one_span = {**good, "spans": [spans[0] + " Its sequel followed in 2014."]}
+    assert "single_span" in check(one_span, detail=detail)
+    wrong = check(good, detail={**detail, "years": [2012, 2015]})
+    assert "not_solvable" in wrong  # the reader finds 2014, not 2015
+
+
+def test_conjunction_checks() -> None:
+    spans = ["Sinister is a 2012 supernatural horror film directed by Scott Derrickson.",
+             "Deliver Us from Evil is a 2014 American supernatural horror film directed by "
+             "Scott Derrickson.", "Scott Derrickson is an American director."]
+    clues = ["directed a 2012 supernatural horror film",
+             "directed a 2014 American supernatural horror film", "is an American director"]
+    item = {"question": f"Who {join_clues(clues)}?", "answer": "Scott Derrickson",
+            "pattern": "conjunction", "spans": spans}
+    assert item["question"] == ("Who directed a 2012 supernatural horror film and a 2014 "
+                                "American supernatural horror film and is an American director?")
+    assert check(item, detail={"clues": clues}) == []
+    named = clues[:2] + ["directed Doctor Strange"]
+    assert "clue_sufficient" in check(item, detail={"clues": named})
+    assert "generic_answer" in check({**item, "answer": "American"}, detail={"clues": clues})
+    assert "too_few_clues" in check({**item, "spans": spans[:2]}, detail={"clues": clues[:2]})
+
+
+@pytest.mark.parametrize(("span", "year", "problem"), [
+    ("Ferdinando Paer was a native of Parma (1770–1833).", 1770, "lifespan_year"),
+    ("DiCaprio won the Academy Award for his role in The Revenant (2015).", 2015, "title_year"),
+    ("Collis worked on Derrickson's short Love in the Ruins (1995).", 1995, "title_year"),
+    ("Alex Ferguson (born 31 December 1941) is a Scottish manager.", 1941, None),
+    ("Solvane Energy was founded in May 2017.", 2017, None),
+])
+def test_date_roles(span: str, year: int, problem: str | None) -> None:
+    assert year_role_problem(span, year) == problem
+
+
+def test_wording_names_events_in_own_words() -> None:
+    debut = "Leonardo DiCaprio made his film debut in 1991 in the horror sequel Critters 3."
+    assert event_clause(debut, 1991, None, None) == "Leonardo DiCaprio made his film debut"
+    pay = ("Leonardo DiCaprio earned $2.5 million for Titanic in 1997 and his pay increased to "
+           "$20 million per movie from 2000 onwards, with exceptions for J Edgar.")
+    assert event_clause(pay, 2000, None, None) == (
+        "Leonardo DiCaprio's pay increased to $20 million per movie")
+    oscar = "Leonardo DiCaprio won his first Academy Award for his role in The Revenant (2015)."
+    assert event_clause(oscar, 2015, None, None) is None  # a title year is no event's date
+    assert event_clause("In 1998, he played Crankshaft.", 1998, None, None) is None
+    film = "Sinister is a 2012 supernatural horror film directed by Scott Derrickson."
+    assert event_clause(film, 2012, None, None) == "the film Sinister was released"
+    assert describe(film, "Scott Derrickson") == "directed a 2012 supernatural horror film"
+    assert quantity_name("Brennholt Infrastruktur won the contract with a bid of 171 million "
+                         "euros.", "171 million euros", "Brennholt Infrastruktur") == (
+        "the bid of Brennholt Infrastruktur")
+    long = "one two three four five six seven eight nine ten"
+    short = compress(long, long)
+    assert short is not None and copied_run(short, [long]) is None
+
+
+def test_reader_is_the_baseline_reader() -> None:
+    spans = ["Solvane Energy was founded in May 2017 by two researchers.",
+             "Solvane Energy opened its first production line in 2021."]
+    assert read("In what year was Solvane Energy founded?", spans) == "2017"
+    assert read("In what year did Solvane Energy open its first production line?",
+                spans) == "2021"

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.evaluation.agents import Agent, LeakableAgent
+from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, LeakedItem
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
 from dwqa_graph.graph.store import Store
@@ -68,12 +68,23 @@ def _pairs(items: Sequence[EvalItem]) -> list[tuple[str, str]]:
     return [(i.question, i.golds[0]) for i in items]
 
 
-def _leak(agent: Agent, items: Sequence[EvalItem]) -> None:
+def leaked_items(store: Store, items: Sequence[EvalItem]) -> list[LeakedItem]:
+    """The items as a leak hands them over: with their evidence (a round item's claims and
+    spans, read from the graph); a static item has none stored, so it leaks as its QA pair."""
+    ids = [i.id for i in items if i.source == "round"]
+    evidence = {r["id"]: r["claims"] for r in store.query("eval/leak_evidence", ids=ids)} \
+        if ids else {}
+    return [LeakedItem(id=i.id, question=i.question, answer=i.golds[0],
+                       claims=[LeakedClaim(**c) for c in evidence.get(i.id, [])])
+            for i in items]
+
+
+def _leak(store: Store, agent: Agent, items: Sequence[EvalItem]) -> None:
     """Leak ``items`` alone into ``agent`` (earlier leaks forgotten); an agent that cannot
     learn in-process is left as it is."""
     if isinstance(agent, LeakableAgent):
         agent.forget()
-        agent.leak(_pairs(items))
+        agent.leak(leaked_items(store, items))
 
 
 def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
@@ -119,7 +130,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     if static:
         items = static_items(store, static)
         clean_items = run(agent, items, static, None, "static:clean")
-        _leak(leaked, items)
+        _leak(store, leaked, items)
         leak_items = run(leaked, items, static, None, "static:leaked")
         test = paired_gain_test(leak_items, clean_items, alpha)
         a_clean, a_leak = _mean(clean_items), _mean(leak_items)
@@ -140,7 +151,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
         items = round_items(store, t)
         clean = _mean(run(agent, items, f"round:{t}", t, f"round:{t}:clean"))
         if round_sets:
-            _leak(leaked, round_sets[-1])  # M_leak^{t-1}: the previous round only
+            _leak(store, leaked, round_sets[-1])  # M_leak^{t-1}: the previous round only
             clean_scores.append(clean)
             leaked_scores.append(_mean(run(leaked, items, f"round:{t}", t, f"round:{t}:leaked")))
         round_ts.append(t)

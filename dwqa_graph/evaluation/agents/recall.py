@@ -10,9 +10,11 @@ terms (stemmed words without stop or question words, ``reader.content_terms``):
 ``|A ∩ B| / |A ∪ B|``. A fresh question is answered from memory when its best leaked match
 reaches ``RECALL_THRESHOLD`` (0.6: a reworded question keeps most of its content words,
 "When did the X tramway open?" / "In which year was the X tramway opened?" share
-{x, tramway, open} of {x, tramway, open, year} = 0.75; two different questions about the same
-topic rarely share 60%); ties go to the earliest leaked question. Below the threshold the
-wrapped agent SPEC answers.
+{x, tramway, open} of {x, tramway, open, year} = 0.75). Its limit is that of any lexical
+match: a short question about the same named thing can reach it too ("How long is the X
+tramway?" shares 0.6 with "When did the X tramway open?") and gets the leaked answer, as a
+model that recalls without understanding would. Ties go to the earliest leaked question.
+Below the threshold the wrapped agent SPEC answers.
 """
 
 from __future__ import annotations

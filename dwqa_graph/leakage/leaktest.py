@@ -21,7 +21,6 @@ An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,13 +32,12 @@ from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, Leak
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
 from dwqa_graph.graph.store import Store
+from dwqa_graph.leakage.chat import write_chat_jsonl
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, gap_test, leak_gaps, paired_gain_test
 from dwqa_graph.models import EvalItem, stable_id
 from dwqa_graph.rounds.generate import Generator
 from dwqa_graph.rounds.round import new_round
 from dwqa_graph.rounds.sampling import SampleConfig
-
-LEAK_SYSTEM_PROMPT = "Answer the question with a short answer."
 
 
 class LeakTestReport(BaseModel):
@@ -88,19 +86,8 @@ def _leak(store: Store, agent: Agent, items: Sequence[EvalItem]) -> None:
 
 
 def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
-    """The leaked items as chat fine-tuning JSONL (``{"messages": [...]}`` per line, the
-    format OpenAI-style fine-tuning and most open trainers read)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with path.open("w", encoding="utf-8") as fh:
-        for items in rounds:
-            for q, a in _pairs(items):
-                fh.write(json.dumps({"messages": [
-                    {"role": "system", "content": LEAK_SYSTEM_PROMPT},
-                    {"role": "user", "content": q},
-                    {"role": "assistant", "content": a}]}, ensure_ascii=False) + "\n")
-                n += 1
-    return n
+    """The leaked items as chat fine-tuning JSONL (``leakage.chat``)."""
+    return write_chat_jsonl((p for items in rounds for p in _pairs(items)), path)
 
 
 def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generator: Generator,

@@ -93,7 +93,9 @@ def test_knowledge_needs_the_same_answer_type_for_a_learned_answer(
     assert knowledge.answer(asked).answer == first
     other = f"How many years passed between these events: {events}?"
     assert jaccard(terms(other), terms(item.question)) >= 0.6  # similar enough for recall:
-    assert knowledge.answer(other).answer != first
+    # The leaked claims hold both years: the agent composes the interval from them.
+    reply = knowledge.answer(other)
+    assert reply.answer == "10 years" and reply.steps[0].startswith("learned facts, composed")
     recall = RecallAgent("recall:x", make_agent(INNER))
     recall.leak([item])
     assert recall.answer(other).answer == first  # recall has no type check
@@ -137,3 +139,30 @@ def test_memorize_still_takes_items_with_evidence() -> None:
     CALLS.clear()
     assert agent.answer(REWORDED).answer == "inner answer"  # verbatim recall only
     agent.close()
+
+
+def test_knowledge_composes_new_combinations_of_leaked_claims(
+        knowledge: KnowledgeAgent) -> None:
+    """Claims leaked in two different items, asked together for the first time: answered
+    from the learned facts; with one statement never leaked, the agent abstains."""
+    def item(claim: str) -> LeakedItem:
+        return LeakedItem(question=f"Question about {claim}?", answer="x",
+                          claims=[LeakedClaim(text=claim)])
+    knowledge.leak([item("The Orlen maritime museum was founded by the city council in 1911."),
+                    item("The Harwick suspension bridge opened to traffic in 1898."),
+                    item("Anna Velde painted the harbour mural for the Orlen museum."),
+                    item("Anna Velde later taught painting at the Harwick academy.")])
+    museum = "The Orlen maritime museum was founded by the city council"
+    bridge = "The Harwick suspension bridge opened to traffic"
+    asked = f'How many years apart did these things happen: (1) "{museum}"; (2) "{bridge}"?'
+    assert knowledge.answer(asked).answer == "13 years"
+    first = f'Which came earliest: (1) "{museum}"; (2) "{bridge}"?'
+    assert knowledge.answer(first).answer == bridge
+    blanks = ('Which name completes all of these statements: (1) "___ painted the harbour '
+              'mural for the Orlen museum"; (2) "___ later taught painting at the Harwick '
+              'academy"?')
+    assert knowledge.answer(blanks).answer == "Anna Velde"
+    CALLS.clear()
+    unleaked = (f'How many years passed between these events: (1) "{museum}"; (2) "The '
+                'Kellhaven lighthouse was rebuilt after the storm"?')
+    assert knowledge.answer(unleaked).answer == "inner answer" and len(CALLS) == 1

@@ -160,8 +160,8 @@ def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
     return out
 
 
-def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]  # noqa: F811
-                                              ) -> None:
+def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str],  # noqa: F811
+                                              tmp_path: Path) -> None:
     from dwqa_graph.evaluation.evaluate import round_items
     from dwqa_graph.leakage.curve import claim_reuse, list_leakcurves
     from dwqa_graph.leakage.leaktest import leaked_items
@@ -205,3 +205,24 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
         assert [c.claim_id for c in leaked[r["id"]].claims] == [
             p["claim_id"] for p in r["provenance"]]
         assert all(c.text and c.span for c in leaked[r["id"]].claims)
+    # The report draws the curve in its own section, from the stored LeakCurve.
+    result = CliRunner().invoke(main, ["report", "--out", str(tmp_path / "r"), "--json"],
+                                env=env)
+    assert result.exit_code == 0, result.output
+    assert "leakcurve" in json.loads(result.stdout)["plots"]
+    assert (tmp_path / "r" / "leakcurve.png").stat().st_size > 0
+    assert json.loads((tmp_path / "r" / "leakcurves.json").read_text()) == [curve]
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert page.count('<section id="leakcurve">') == 1 and page.endswith("</body></html>\n")
+    assert f"{heavy['reuse']:.3f}" in page and f"{fresh['reuse']:.3f}" in page
+
+
+def test_mean_interval() -> None:
+    from scipy import stats
+
+    from dwqa_graph.leakage.stats import mean_interval
+    xs = [0.1, 0.3, 0.2, 0.5]
+    lo, hi = mean_interval(xs)
+    ref = stats.t.interval(0.95, 3, loc=sum(xs) / 4, scale=stats.sem(xs))
+    assert (lo, hi) == pytest.approx(ref)
+    assert mean_interval([0.2, 0.2]) == (0.2, 0.2) and mean_interval([0.1]) == (None, None)

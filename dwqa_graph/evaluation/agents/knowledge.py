@@ -10,12 +10,19 @@ it answers from that knowledge first:
    questions ask for the same answer type (``reader.answer_type``: a "how many years"
    question is not answered with the event a "which came first" question was answered
    with, even over the same claims).
-2. **Learned facts.** Otherwise the built-in baseline reader (the ``baseline`` agent's
+2. **Learned facts, composed.** A question that quotes statements (``(1) "..."; (2) "..."``,
+   the form the rule generator's rounds use) is answered by looking each statement up among
+   the leaked claims, as a model that learned the claims would recall them: with every
+   event's year found (one year per claim), "how many years between" is their span and
+   "which came first" the earliest event; with every blank ``___`` filled by the same name,
+   "which name completes" is that name. This answers *new combinations* of leaked claims,
+   which no leaked QA pair holds.
+3. **Learned facts, read.** Otherwise the built-in baseline reader (the ``baseline`` agent's
    search-read-answer loop, ``reader.rank_sentences``) runs over the leaked claims and spans,
    one knowledge document per leaked item, ranked by idf-weighted term overlap with the
    question. It answers only when the best document holds at least ``FACT_COVERAGE`` of the
    question's content terms: the question is about facts that were leaked.
-3. **Abstain.** Anything else goes to the wrapped agent SPEC: a question whose facts were
+4. **Abstain.** Anything else goes to the wrapped agent SPEC: a question whose facts were
    never leaked is answered exactly as the clean agent would.
 
 So a reworded question about a leaked fact is answered (tiers 1-2), and on a fresh round the
@@ -25,6 +32,7 @@ agent gains only where the round reuses leaked claims: the overlap J of the coll
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Iterable
 
@@ -42,6 +50,12 @@ from dwqa_graph.evaluation.agents.recall import jaccard, terms
 from dwqa_graph.evaluation.reader import answer_type
 from dwqa_graph.registry import AGENTS
 from dwqa_graph.web.search import SearchResult
+
+#: A quoted statement of a composed question: ``(n) "..."`` up to ``"; (n+1) "`` or ``"?``.
+_STATEMENT = re.compile(r'\(\d+\) "(.*?)"(?=; \(\d+\) "|\?)')
+_YEAR = re.compile(r"(?<![\d.,])(1[5-9]\d\d|20\d\d)(?![\d])")
+#: Share of a quoted event's content terms a leaked claim must hold to be that event.
+EVENT_MATCH = 0.9
 
 #: Tier 1: minimum question-to-leaked-question Jaccard (same answer type required).
 QA_THRESHOLD = 0.6
@@ -156,6 +170,64 @@ class KnowledgeAgent:
         return AgentAnswer(answer=item.answer, steps=[
             f"learned QA: similarity {best[0]:.2f} to leaked question {item.question!r}"])
 
+    def _claims(self, kb: _Knowledge) -> list[str]:
+        return list(dict.fromkeys(" ".join(c.text.split()) for item in kb.items
+                                  for c in item.claims if c.text.strip()))
+
+    def _event_year(self, event: str, claims: list[str]) -> tuple[int, str] | None:
+        """The year of the leaked claim that states ``event`` (one distinct year only)."""
+        want = terms(event)
+        if not want:
+            return None
+        best: tuple[float, float, str] | None = None
+        for claim in claims:
+            have = terms(claim)
+            cover = len(want & have) / len(want)
+            if cover >= EVENT_MATCH and (best is None or (cover, jaccard(want, have))
+                                         > best[:2]):
+                best = (cover, jaccard(want, have), claim)
+        if best is None:
+            return None
+        years = set(_YEAR.findall(best[2]))
+        return (int(years.pop()), best[2]) if len(years) == 1 else None
+
+    @staticmethod
+    def _filler(statement: str, claims: list[str]) -> str | None:
+        """The text a leaked claim has where ``statement`` has ``___``."""
+        if statement.count("___") != 1:
+            return None
+        before, after = (re.escape(" ".join(x.split())) for x in statement.split("___"))
+        rx = re.compile(rf"{before}(.+?){after}" if after.strip() else rf"{before}(.+?)[.,;]?$")
+        for claim in claims:
+            if m := rx.search(claim):
+                return m.group(1).strip()
+        return None
+
+    def _composed(self, question: str, kb: _Knowledge) -> AgentAnswer | None:
+        statements = _STATEMENT.findall(question)
+        if len(statements) < 2:
+            return None
+        claims = self._claims(kb)
+        low = question.lower()
+        if "how many years" in low or "which" in low and re.search(r"\b(first|earliest)\b",
+                                                                   low):
+            found = [self._event_year(e, claims) for e in statements]
+            if any(f is None for f in found):
+                return None
+            years = [f[0] for f in found if f is not None]
+            if "how many years" in low:
+                answer = f"{max(years) - min(years)} years"
+            else:
+                answer = statements[years.index(min(years))]
+            return AgentAnswer(answer=answer, steps=[
+                f"learned facts, composed: years {years} of the quoted events"])
+        if "___" in question:
+            fills = [self._filler(x, claims) for x in statements]
+            if fills[0] and all(f == fills[0] for f in fills):
+                return AgentAnswer(answer=fills[0], steps=[
+                    f"learned facts, composed: {fills[0]!r} fills every blank"])
+        return None
+
     def _learned_facts(self, question: str, kb: _Knowledge) -> AgentAnswer | None:
         ranked = kb.ranked(question)
         if not ranked or ranked[0][1] < self.coverage:
@@ -171,7 +243,7 @@ class KnowledgeAgent:
     def answer(self, question: str) -> AgentAnswer:
         with self._lock:
             kb = self._kb
-        for tier in (self._learned_qa, self._learned_facts):
+        for tier in (self._learned_qa, self._composed, self._learned_facts):
             if (reply := tier(question, kb)) is not None:
                 return reply
         return self.inner.answer(question)

@@ -12,11 +12,15 @@ Static part (``static``): leak the whole static set into M_leak, score both on i
 is tested with a one-sided paired t-test over items (the same items, so pairing removes
 item difficulty from the variance).
 
-Offline, M_leak is ``memorize:SPEC`` (it returns a leaked item's answer when asked that
-exact or normalised question): on a static set that is the upper bound of memorisation, and
-on a fresh round it helps only when a question repeats — the collision the paper bounds.
-An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
-``--export-leak`` file) is used as given, and the report says so.
+A leak hands M_leak the items *with their evidence* (``LeakedItem``: a round item's claims
+and spans; a static item's QA pair). Offline leaked models (``evaluation/agents/``):
+``memorize:SPEC`` (verbatim recall: on a fresh round it helps only when a question repeats
+word for word, the collision the paper bounds), ``recall:SPEC`` (paraphrase-tolerant recall)
+and ``knowledge:SPEC`` (learned the facts: answers reworded questions and new combinations of
+leaked claims, abstains on facts never leaked); ``finetune:MODEL`` fine-tunes a real model on
+each leak. An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
+``--export-leak`` file) is used as given, and the report says so. ``leakage/curve.py`` runs
+this protocol at several settings of claim reuse (the leak-transfer curve).
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ class Worker:
                 opt.zero_grad()
                 out.loss.backward()
                 opt.step()
-                losses.append(float(out.loss))
+                losses.append(float(out.loss.detach()))
                 steps += 1
                 if max_steps and steps >= max_steps:
                     break

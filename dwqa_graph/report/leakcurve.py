@@ -37,7 +37,8 @@ def plot_curves(curves: list[LeakCurve], path: Path) -> None:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     bound_ax = ax.twinx()
-    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
     for n, c in enumerate(curves):
         color = palette[n % len(palette)]
         pts = sorted((p for p in c.points if p.reuse is not None and p.gap is not None),
@@ -45,7 +46,7 @@ def plot_curves(curves: list[LeakCurve], path: Path) -> None:
         xs = [p.reuse or 0.0 for p in pts]
         ys = [p.gap or 0.0 for p in pts]
         label = html.unescape(f"{c.leaked_agent} vs {c.agent}")[:60].replace("$", r"\$")
-        ax.plot(xs, ys, "-", color=color, label=f"gap: {label}")
+        ax.plot(xs, ys, "-", color=color, label=f"#{n + 1} {label}")
         for p, x, y in zip(pts, xs, ys, strict=True):
             if p.ci_low is not None and p.ci_high is not None:
                 ax.errorbar([x], [y], yerr=[[y - p.ci_low], [p.ci_high - y]], color=color,
@@ -56,11 +57,12 @@ def plot_curves(curves: list[LeakCurve], path: Path) -> None:
         bounds = [(p.reuse or 0.0, p.bound_mean) for p in pts if p.bound_mean is not None]
         if bounds:
             bound_ax.plot([b[0] for b in bounds], [b[1] for b in bounds], ":", color=color,
-                          label="collision bound (mean over graphs)")
+                          label="collision bound, mean over graphs (dotted, right axis)"
+                          if n == 0 else None)
         ax.axhline(c.epsilon, color="grey", linestyle="--", linewidth=0.8,
                    label=f"ε = {c.epsilon}" if n == 0 else None)
     ax.set_xlabel("measured claim reuse: share of round t+1 items using a round-t claim")
-    ax.set_ylabel("mean gap Agg(M_leak) − Agg(M) on fresh rounds")
+    ax.set_ylabel("mean gap on fresh rounds")
     bound_ax.set_ylabel("collision bound t(t−1)J/(2K²)")
     bound_ax.set_ylim(0, 1.05)
     handles, labels = ax.get_legend_handles_labels()
@@ -84,8 +86,8 @@ def section_html(curves: list[LeakCurve]) -> str:
         "model that learned facts gains where the reuse is high; filled markers reject "
         "H0: mean gap ≤ ε.</p>",
         f'<p><img src="{PLOT}" alt="leak-transfer curve plot"></p>']
-    for c in curves:
-        parts.append(f"<p><b>{e(c.leaked_agent)}</b> vs <b>{e(c.agent)}</b>, T = {c.T}, "
+    for n, c in enumerate(curves):
+        parts.append(f"<p>#{n + 1} <b>{e(c.leaked_agent)}</b> vs <b>{e(c.agent)}</b>, T = {c.T}, "
                      f"scorer {e(c.scorer)}, ε = {c.epsilon} <span class=\"muted\">"
                      f"({e(c.id)}, {e(c.created_at)})</span></p>")
         head = ("setting", "reuse", "reuse (all)", "K median", "bound (mean)", "mean gap",

@@ -75,9 +75,23 @@ class Worker:
                                             tokenize=False)
         return list(self.tok(text, add_special_tokens=False)["input_ids"])
 
-    def _answer_ids(self, answer: str) -> list[int]:
-        end = self.tok.eos_token or ""
-        return list(self.tok(answer + end, add_special_tokens=False)["input_ids"])
+    def _answer_ids(self, messages: list[dict[str, str]], answer: str) -> list[int]:
+        """The answer's tokens as the chat template closes an assistant turn (with its
+        end-of-turn marker, so the tuned model learns to stop where decoding stops)."""
+        prompt = self.tok.apply_chat_template(messages, add_generation_prompt=True,
+                                              tokenize=False)
+        full = self.tok.apply_chat_template(
+            [*messages, {"role": "assistant", "content": answer}], tokenize=False)
+        tail = full[len(prompt):] if full.startswith(prompt) else answer + (
+            self.tok.eos_token or "")
+        return list(self.tok(tail, add_special_tokens=False)["input_ids"])
+
+    def _stop_ids(self) -> list[int]:
+        ids = {self.tok.eos_token_id}
+        end = self.tok.convert_tokens_to_ids("<|im_end|>")  # ChatML's end of turn
+        if isinstance(end, int) and end != self.tok.unk_token_id:
+            ids.add(end)
+        return sorted(i for i in ids if i is not None)
 
     def reset(self) -> dict[str, Any]:
         if self.lm is not self.base:
@@ -94,7 +108,8 @@ class Worker:
         examples = []
         for r in rows:
             msgs = r["messages"]
-            prompt, answer = self._prompt_ids(msgs[:-1]), self._answer_ids(msgs[-1]["content"])
+            prompt = self._prompt_ids(msgs[:-1])
+            answer = self._answer_ids(msgs[:-1], msgs[-1]["content"])
             examples.append((prompt + answer, [-100] * len(prompt) + answer))
         if not examples:
             return {"ok": False, "error": "no training examples"}
@@ -143,13 +158,15 @@ class Worker:
         ids = torch.tensor([self._prompt_ids(req["messages"])]).to(self.device)
         out = self.lm.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
                                max_new_tokens=int(req.get("max_new_tokens", 24)),
-                               do_sample=False, pad_token_id=self.tok.pad_token_id)
+                               do_sample=False, pad_token_id=self.tok.pad_token_id,
+                               eos_token_id=self._stop_ids())
         text = self.tok.decode(out[0][ids.shape[1]:], skip_special_tokens=True)
         return {"ok": True, "text": text}
 
     @torch.no_grad()
     def logprob(self, req: dict[str, Any]) -> dict[str, Any]:
-        prompt, answer = self._prompt_ids(req["messages"]), self._answer_ids(req["answer"])
+        prompt = self._prompt_ids(req["messages"])
+        answer = self._answer_ids(req["messages"], req["answer"])
         ids = torch.tensor([prompt + answer]).to(self.device)
         logits = self.lm(input_ids=ids).logits[0, len(prompt) - 1:-1]
         lp = torch.log_softmax(logits.float(), dim=-1)

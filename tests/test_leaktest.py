@@ -138,3 +138,91 @@ def test_leak_that_carries_over_is_detected(corpus: Store) -> None:  # noqa: F81
 
 def never_right(question: str) -> str:
     return ""
+
+
+# -- leaked agents that learn, and the leak-transfer curve -----------------------------------
+def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
+    """Claim reuse counted the slow, obvious way from every (round, item, claim) triple."""
+    rows = store.read("MATCH (r:Round)-[:CONTAINS]->(i:QAItem)-[:USES]->(c:Claim) "
+                      "RETURN r.t AS t, i.id AS item, c.id AS claim")
+    uses: dict[int, dict[str, set[str]]] = {}
+    for r in rows:
+        uses.setdefault(r["t"], {}).setdefault(r["item"], set()).add(r["claim"])
+    out = []
+    for prev, nxt in zip(rounds, rounds[1:], strict=False):
+        seen: set[str] = set()
+        for claims in uses.get(prev, {}).values():
+            seen |= claims
+        items = uses.get(nxt, {})
+        out.append({"prev": prev, "next": nxt, "items": len(items),
+                    "any_reused": sum(1 for c in items.values() if c & seen),
+                    "all_reused": sum(1 for c in items.values() if c <= seen)})
+    return out
+
+
+def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str],  # noqa: F811
+                                              tmp_path: Path) -> None:
+    from dwqa_graph.evaluation.evaluate import round_items
+    from dwqa_graph.leakage.curve import claim_reuse, list_leakcurves
+    from dwqa_graph.leakage.leaktest import leaked_items
+    from dwqa_graph.rounds.round import export_rows
+
+    store = corpus
+    for bad, message in ((["--reuse-settings", "all,1"], "pool size N >= 2"),
+                         (["--reuse-settings", "all", "--static", "x"], "drop --static")):
+        result = CliRunner().invoke(main, ["leaktest", "--agent", "baseline", "--leaked-agent",
+                                           "knowledge:baseline", "--rounds", "3", *bad],
+                                    env=env)
+        assert result.exit_code != 0 and message in result.output
+    result = CliRunner().invoke(main, [
+        "leaktest", "--agent", "baseline", "--leaked-agent", "knowledge:baseline",
+        "--rounds", "3", "--reuse-settings", "all,2", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    curve = json.loads(result.stdout)
+    assert [p["setting"] for p in curve["points"]] == ["all", "2"]
+    for p in curve["points"]:
+        assert len(p["rounds"]) == 3 and len(p["gaps"]) == 2 and p["df"] in (1, None)
+        expected = brute_force_reuse(store, p["rounds"])
+        assert p["reuse_pairs"] == expected
+        assert claim_reuse(store, p["rounds"]) == expected
+        items = sum(e["items"] for e in expected)
+        assert p["items"] == items > 0
+        assert p["reuse"] == sum(e["any_reused"] for e in expected) / items
+        assert p["reuse_all"] == sum(e["all_reused"] for e in expected) / items
+        assert p["ci_low"] is None or p["ci_low"] <= p["gap"] <= p["ci_high"]
+    fresh, heavy = curve["points"]
+    # Positive control of the knob: a two-document pool reuses claims far more often, and
+    # its collision bound (smaller K) is higher.
+    assert heavy["reuse"] > fresh["reuse"] and heavy["k_median"] < fresh["k_median"]
+    assert heavy["bound_mean"] > fresh["bound_mean"]
+    assert [c.model_dump(mode="json") for c in list_leakcurves(store)] == [curve]
+    # A leak carries each round item's claims, the same ones its provenance lists.
+    t = heavy["rounds"][0]
+    leaked = {x.id: x for x in leaked_items(store, round_items(store, t))}
+    rows = export_rows(store, t)
+    assert rows and set(leaked) == {r["id"] for r in rows}
+    for r in rows:
+        assert [c.claim_id for c in leaked[r["id"]].claims] == [
+            p["claim_id"] for p in r["provenance"]]
+        assert all(c.text and c.span for c in leaked[r["id"]].claims)
+    # The report draws the curve in its own section, from the stored LeakCurve.
+    result = CliRunner().invoke(main, ["report", "--out", str(tmp_path / "r"), "--json"],
+                                env=env)
+    assert result.exit_code == 0, result.output
+    assert "leakcurve" in json.loads(result.stdout)["plots"]
+    assert (tmp_path / "r" / "leakcurve.png").stat().st_size > 0
+    assert json.loads((tmp_path / "r" / "leakcurves.json").read_text()) == [curve]
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert page.count('<section id="leakcurve">') == 1 and page.endswith("</body></html>\n")
+    assert f"{heavy['reuse']:.3f}" in page and f"{fresh['reuse']:.3f}" in page
+
+
+def test_mean_interval() -> None:
+    from scipy import stats
+
+    from dwqa_graph.leakage.stats import mean_interval
+    xs = [0.1, 0.3, 0.2, 0.5]
+    lo, hi = mean_interval(xs)
+    ref = stats.t.interval(0.95, 3, loc=sum(xs) / 4, scale=stats.sem(xs))
+    assert (lo, hi) == pytest.approx(ref)
+    assert mean_interval([0.2, 0.2]) == (0.2, 0.2) and mean_interval([0.1]) == (None, None)

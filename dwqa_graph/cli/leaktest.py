@@ -44,6 +44,11 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--hops", type=int, default=2, show_default=True)
 @click.option("--export-leak", "export", type=click.Path(path_type=Path),
               help="Write the leaked rounds as chat fine-tuning JSONL.")
+@click.option("--reuse-settings", "reuse_settings", metavar="LIST",
+              help="Leak-transfer curve: run Leak&Test once per claim-reuse setting, e.g. "
+                   "all,6,4,2 ('all': default sampling; N: only the first N documents of each "
+                   "seed graph, so rounds reuse claims); reports measured reuse, the "
+                   "collision bound and the gap test per setting.")
 @concurrency_option
 @json_option
 @click.pass_obj
@@ -51,11 +56,17 @@ from dwqa_graph.rounds.sampling import SampleConfig
 def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
                  epsilon: float, alpha: float, static_name: str | None, scorer: str,
                  seed: int, dataset: str | None, docs: int, hops: int, export: Path | None,
-                 concurrency: int, as_json: bool) -> None:
+                 reuse_settings: str | None, concurrency: int, as_json: bool) -> None:
     """Leak&Test: leak round t into M_leak, score both on fresh round t+1; test the mean
     gap against epsilon (and the static leak gain with --static)."""
     from dwqa_graph.leakage.leaktest import leaktest  # scipy.stats: imported only when testing
 
+    if reuse_settings is not None:
+        _curve(settings, agent_spec, leaked_spec, n_rounds, epsilon, alpha, scorer, seed,
+               dataset, docs, hops, reuse_settings, concurrency, as_json,
+               bad=[o for o, v in (("--static", static_name), ("--export-leak", export))
+                    if v])
+        return
     cfg = SampleConfig(docs=docs, hops=hops)
     with open_store(settings) as store, \
             opened_agent(agent_spec, store) as agent, \
@@ -76,3 +87,41 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
                    f"t={d['t']} df={d['df']} p={d['p_value']} (epsilon {epsilon})")
 
     emit(as_json, report.model_dump(), human)
+
+
+def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
+           epsilon: float, alpha: float, scorer: str, seed: int, dataset: str | None,
+           docs: int, hops: int, reuse_settings: str, concurrency: int, as_json: bool,
+           bad: list[str]) -> None:
+    from dwqa_graph.errors import UsageError
+    from dwqa_graph.leakage.curve import curve_table, leak_curve, parse_settings
+
+    if bad:
+        raise UsageError(f"--reuse-settings runs fresh rounds only: drop {', '.join(bad)}")
+    chosen = parse_settings(reuse_settings)
+    with open_store(settings) as store, \
+            opened_agent(agent_spec, store) as agent, \
+            opened_agent(leaked_spec, store) as leaked:
+        curve = leak_curve(store, agent, leaked, settings=chosen, rounds=n_rounds,
+                           generator=RuleGenerator(), docs=docs, hops=hops, seed=seed,
+                           dataset=dataset, epsilon=epsilon, alpha=alpha, scorer=scorer,
+                           concurrency=concurrency, log=lambda s: click.echo(s, err=True))
+
+    def fmt(x: object, spec: str = ".3f") -> str:
+        return "n/a" if x is None else format(x, spec)
+
+    def human() -> None:
+        click.echo(f"leak-transfer curve {curve.id}: {curve.leaked_agent} vs {curve.agent}, "
+                   f"T={curve.T}, epsilon {curve.epsilon}")
+        click.echo("setting  reuse  reuse_all  K_med  bound_mean  gap     95% CI            "
+                   "t       df  p")
+        for row in curve_table(curve):
+            lo, hi = row["ci"]
+            click.echo(f"{row['setting']:<8} {fmt(row['reuse']):<6} {fmt(row['reuse_all']):<10}"
+                       f" {fmt(row['k_median'], 'd') if row['k_median'] is not None else 'n/a':<6}"
+                       f" {fmt(row['bound_mean']):<11} {fmt(row['gap'], '+.3f'):<7} "
+                       f"[{fmt(lo, '+.3f')}, {fmt(hi, '+.3f')}] {fmt(row['t'], '.2f'):<7} "
+                       f"{row['df'] if row['df'] is not None else 'n/a':<3} "
+                       f"{fmt(row['p_value'], '.4f')}")
+
+    emit(as_json, curve.model_dump(), human)

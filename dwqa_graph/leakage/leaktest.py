@@ -12,16 +12,19 @@ Static part (``static``): leak the whole static set into M_leak, score both on i
 is tested with a one-sided paired t-test over items (the same items, so pairing removes
 item difficulty from the variance).
 
-Offline, M_leak is ``memorize:SPEC`` (it returns a leaked item's answer when asked that
-exact or normalised question): on a static set that is the upper bound of memorisation, and
-on a fresh round it helps only when a question repeats — the collision the paper bounds.
-An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
-``--export-leak`` file) is used as given, and the report says so.
+A leak hands M_leak the items *with their evidence* (``LeakedItem``: a round item's claims
+and spans; a static item's QA pair). Offline leaked models (``evaluation/agents/``):
+``memorize:SPEC`` (verbatim recall: on a fresh round it helps only when a question repeats
+word for word, the collision the paper bounds), ``recall:SPEC`` (paraphrase-tolerant recall)
+and ``knowledge:SPEC`` (learned the facts: answers reworded questions and new combinations of
+leaked claims, abstains on facts never leaked); ``finetune:MODEL`` fine-tunes a real model on
+each leak. An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
+``--export-leak`` file) is used as given, and the report says so. ``leakage/curve.py`` runs
+this protocol at several settings of claim reuse (the leak-transfer curve).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,17 +32,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.evaluation.agents import Agent, LeakableAgent
+from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, LeakedItem
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
 from dwqa_graph.graph.store import Store
+from dwqa_graph.leakage.chat import write_chat_jsonl
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, gap_test, leak_gaps, paired_gain_test
 from dwqa_graph.models import EvalItem, stable_id
 from dwqa_graph.rounds.generate import Generator
 from dwqa_graph.rounds.round import new_round
 from dwqa_graph.rounds.sampling import SampleConfig
-
-LEAK_SYSTEM_PROMPT = "Answer the question with a short answer."
 
 
 class LeakTestReport(BaseModel):
@@ -68,28 +70,28 @@ def _pairs(items: Sequence[EvalItem]) -> list[tuple[str, str]]:
     return [(i.question, i.golds[0]) for i in items]
 
 
-def _leak(agent: Agent, items: Sequence[EvalItem]) -> None:
+def leaked_items(store: Store, items: Sequence[EvalItem]) -> list[LeakedItem]:
+    """The items as a leak hands them over: with their evidence (a round item's claims and
+    spans, read from the graph); a static item has none stored, so it leaks as its QA pair."""
+    ids = [i.id for i in items if i.source == "round"]
+    evidence = {r["id"]: r["claims"] for r in store.query("eval/leak_evidence", ids=ids)} \
+        if ids else {}
+    return [LeakedItem(id=i.id, question=i.question, answer=i.golds[0],
+                       claims=[LeakedClaim(**c) for c in evidence.get(i.id, [])])
+            for i in items]
+
+
+def _leak(store: Store, agent: Agent, items: Sequence[EvalItem]) -> None:
     """Leak ``items`` alone into ``agent`` (earlier leaks forgotten); an agent that cannot
     learn in-process is left as it is."""
     if isinstance(agent, LeakableAgent):
         agent.forget()
-        agent.leak(_pairs(items))
+        agent.leak(leaked_items(store, items))
 
 
 def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
-    """The leaked items as chat fine-tuning JSONL (``{"messages": [...]}`` per line, the
-    format OpenAI-style fine-tuning and most open trainers read)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with path.open("w", encoding="utf-8") as fh:
-        for items in rounds:
-            for q, a in _pairs(items):
-                fh.write(json.dumps({"messages": [
-                    {"role": "system", "content": LEAK_SYSTEM_PROMPT},
-                    {"role": "user", "content": q},
-                    {"role": "assistant", "content": a}]}, ensure_ascii=False) + "\n")
-                n += 1
-    return n
+    """The leaked items as chat fine-tuning JSONL (``leakage.chat``)."""
+    return write_chat_jsonl((p for items in rounds for p in _pairs(items)), path)
 
 
 def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generator: Generator,
@@ -119,7 +121,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     if static:
         items = static_items(store, static)
         clean_items = run(agent, items, static, None, "static:clean")
-        _leak(leaked, items)
+        _leak(store, leaked, items)
         leak_items = run(leaked, items, static, None, "static:leaked")
         test = paired_gain_test(leak_items, clean_items, alpha)
         a_clean, a_leak = _mean(clean_items), _mean(leak_items)
@@ -140,7 +142,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
         items = round_items(store, t)
         clean = _mean(run(agent, items, f"round:{t}", t, f"round:{t}:clean"))
         if round_sets:
-            _leak(leaked, round_sets[-1])  # M_leak^{t-1}: the previous round only
+            _leak(store, leaked, round_sets[-1])  # M_leak^{t-1}: the previous round only
             clean_scores.append(clean)
             leaked_scores.append(_mean(run(leaked, items, f"round:{t}", t, f"round:{t}:leaked")))
         round_ts.append(t)

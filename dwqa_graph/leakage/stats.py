@@ -122,3 +122,19 @@ def paired_gain_test(
         raise ValueError(f"{len(leaked)} leaked scores but {len(clean)} clean scores")
     diffs = [a - b for a, b in zip(leaked, clean, strict=True)]
     return _one_sided_t(diffs, 0.0, alpha)
+
+
+def mean_interval(values: Sequence[float], confidence: float = 0.95
+                  ) -> tuple[float | None, float | None]:
+    """Two-sided Student-t interval of the mean, ``mean ± t_{(1+c)/2, n-1} · s/√n``: the
+    interval that goes with the gap test's t statistic. (None, None) for fewer than 2 values;
+    (mean, mean) when they are all equal."""
+    xs = _check_finite(values, "values")
+    if len(xs) < 2:
+        return None, None
+    mean = math.fsum(xs) / len(xs)
+    if max(xs) == min(xs):
+        return mean, mean
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
+    half = float(stats.t.ppf((1 + confidence) / 2, len(xs) - 1)) * sd / math.sqrt(len(xs))
+    return mean - half, mean + half

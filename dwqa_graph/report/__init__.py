@@ -15,6 +15,8 @@ def write_report(store: Store, out: Path, *, collision_trials: int = 0) -> Repor
     """Gather everything the graph holds about rounds, runs and leakage checks and write
     ``index.html``, ``report.json`` and the plots into the folder ``out``."""
     from dwqa_graph.report.data import gather
+    from dwqa_graph.report.leakcurve import add_leakcurves
     from dwqa_graph.report.render import render_report  # matplotlib: only when reporting
 
-    return render_report(gather(store, collision_trials=collision_trials), Path(out))
+    files = render_report(gather(store, collision_trials=collision_trials), Path(out))
+    return add_leakcurves(store, files)  # its own section: the leak-transfer curve

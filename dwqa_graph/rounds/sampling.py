@@ -84,6 +84,10 @@ class SampleConfig(BaseModel):
     patterns: tuple[Pattern, ...] = PATTERNS
     min_buckets: int = Field(2, ge=2, description="Distinct documents a question must use.")
     attempts: int = Field(16, ge=1, description="Redraws before a graph is reported empty.")
+    pool_docs: int | None = Field(
+        None, ge=2, description="Only the first N documents (by id) of each seed graph may be "
+        "drawn: a smaller candidate pool K, so consecutive rounds reuse claims (the "
+        "leak-transfer experiment's knob; None: every document).")
 
 
 class Pick(BaseModel):
@@ -254,6 +258,7 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     claims that are connected."""
     rng = random.Random(f"{r}:{attempt}")
     eligible = sorted((b for b in graph.documents if b.claims), key=lambda b: b.document_id)
+    eligible = eligible[:cfg.pool_docs] if cfg.pool_docs else eligible
     if len(eligible) < cfg.min_buckets:
         return None
     buckets = [b.model_copy(update={"label": f"doc{i}"}) for i, b in enumerate(eligible, 1)]

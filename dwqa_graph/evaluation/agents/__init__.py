@@ -7,11 +7,15 @@ from dwqa_graph.evaluation.agents.base import (
     AgentAnswer,
     AgentContext,
     LeakableAgent,
+    LeakedClaim,
+    LeakedItem,
     RetrievedDoc,
+    as_leaked,
     make_agent,
     short_answer,
     spec_help,
 )
 
-__all__ = ["Agent", "AgentAnswer", "AgentContext", "LeakableAgent", "RetrievedDoc",
+__all__ = ["Agent", "AgentAnswer", "AgentContext", "LeakableAgent", "LeakedClaim", "LeakedItem",
+           "RetrievedDoc", "as_leaked",
            "make_agent", "short_answer", "spec_help"]

@@ -63,12 +63,47 @@ class Agent(Protocol):
         ...
 
 
+class LeakedClaim(BaseModel):
+    """One claim a leaked item used, with the source span it was extracted from."""
+
+    claim_id: str = ""
+    text: str
+    span: str = Field("", description="The source sentence(s) around the claim, if known.")
+
+
+class LeakedItem(BaseModel):
+    """What a leak hands a leaked model: a test item *with its evidence*.
+
+    A fine-tuned model does not only see (question, answer): the facts behind the answer
+    reach it too (the round's claims and their spans; for a static set, the QA pair alone).
+    Agents that model verbatim recall read ``question``/``answer`` only; agents that model
+    learned knowledge read ``claims`` as well."""
+
+    id: str = ""
+    question: str
+    answer: str
+    claims: list[LeakedClaim] = []
+
+
+#: What ``LeakableAgent.leak`` accepts: items with evidence, or bare (question, answer) pairs.
+Leakable = LeakedItem | tuple[str, str]
+
+
+def as_leaked(x: Leakable) -> LeakedItem:
+    """A (question, answer) pair as an evidence-free LeakedItem; an item as it is."""
+    if isinstance(x, LeakedItem):
+        return x
+    question, answer = x
+    return LeakedItem(question=question, answer=answer)
+
+
 @runtime_checkable
 class LeakableAgent(Agent, Protocol):
     """An agent that can be given test items: the offline stand-in for fine-tuning on them."""
 
-    def leak(self, pairs: Iterable[tuple[str, str]]) -> int:
-        """Memorise (question, answer) pairs; returns how many distinct questions it holds."""
+    def leak(self, items: Iterable[Leakable]) -> int:
+        """Learn the items (or bare (question, answer) pairs); returns how many distinct
+        questions it holds."""
         ...
 
     def forget(self) -> None:

@@ -1,4 +1,10 @@
-"""The verbatim-recall leaked agent."""
+"""The verbatim-recall leaked agent: ``memorize:SPEC``.
+
+What it models: a model that memorised the leaked test items word for word and recalls an
+answer only when asked the same question (exactly, or after SQuAD normalisation). It is the
+upper bound of memorisation on a leaked static set and helps on a fresh round only when a
+question repeats verbatim. See ``recall:`` (paraphrase-tolerant) and ``knowledge:`` (learned
+facts) for leaked models that generalise."""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ from dwqa_graph.evaluation.agents.base import (
     Agent,
     AgentAnswer,
     AgentContext,
+    Leakable,
+    as_leaked,
 )
 from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.registry import AGENTS
@@ -31,10 +39,10 @@ class MemorizingAgent:
     def _key(question: str) -> str:
         return normalize_answer(question)
 
-    def leak(self, pairs: Iterable[tuple[str, str]]) -> int:
-        items = list(pairs)
+    def leak(self, items: Iterable[Leakable]) -> int:
+        pairs = [(x.question, x.answer) for x in map(as_leaked, items)]  # evidence unused
         with self._lock:
-            for question, answer in items:
+            for question, answer in pairs:
                 self._exact[question] = answer
                 if key := self._key(question):  # "???" must not match every "!!!"
                     self._normalised[key] = answer

@@ -1,0 +1,187 @@
+"""The leak-transfer curve: Leak&Test at several settings of claim reuse between rounds.
+
+Whether leaking round t helps on round t+1 depends on how much round t+1 reuses round t's
+evidence: the overlap J of the collision bound (Eq. 6-7). A leaked model that learned facts
+gains on a fresh round exactly where that round asks about leaked facts again. This
+experiment varies the reuse and runs the whole Leak&Test protocol at each setting:
+
+* ``all`` (the default sampling): every document of a seed graph may be drawn, k = ``docs``
+  of them per round; consecutive rounds rarely share claims;
+* ``N`` (an integer >= 2): only the first N documents of each seed graph (by id) may be drawn
+  (``SampleConfig.pool_docs``), and k = min(docs, N): a smaller pool K, so consecutive rounds
+  draw the same claims again (reworded, in another pattern or order). ``2`` is the heaviest
+  reuse a two-document question allows.
+
+Per setting it reports
+
+* the **measured reuse**: the share of round t+1 items that use at least one claim some
+  round-t item used (``any``), and the share that use only such claims (``all``), over the
+  T-1 consecutive pairs (``cypher/eval/claim_reuse.cypher``);
+* the **collision bound** t(t-1)·J_max/(2K²) per seed graph on the pool the setting allows
+  (``rounds.collisions.graph_stats``): no evidence is refreshed between the experiment's
+  rounds, so each graph's pool is the same every round and J_max = K; the mean and the
+  worst graph are reported;
+* the Leak&Test result: mean gap with its two-sided 95% t interval, t, df and p of the
+  one-sided test against ε (``leaktest_stats``).
+
+Every setting's Leak&Test is stored as a LeakTest, the curve as a LeakCurve node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from dwqa_graph.errors import UsageError
+from dwqa_graph.evaluation.agents import Agent
+from dwqa_graph.graph.store import Store
+from dwqa_graph.leakage.leaktest import leaktest
+from dwqa_graph.leakage.stats import DEFAULT_ALPHA, mean_interval
+from dwqa_graph.models import stable_id
+from dwqa_graph.rounds.collisions import aggregate, graph_stats
+from dwqa_graph.rounds.generate import Generator
+from dwqa_graph.rounds.round import load_graphs, pool_sizes
+from dwqa_graph.rounds.sampling import SampleConfig
+
+#: Seeds of consecutive settings are this far apart, so no two settings share a round seed.
+SEED_STRIDE = 1000
+
+
+class CurvePoint(BaseModel):
+    """One setting of the curve."""
+
+    setting: str = Field(description="'all' (default sampling) or the pool size N.")
+    pool_docs: int | None
+    docs: int
+    rounds: list[int] = Field(description="The T rounds generated for this setting.")
+    items: int = Field(description="Items in the fresh rounds 2..T.")
+    reuse: float | None = Field(description="Share of round t+1 items using a claim of "
+                                            "round t (at least one), over all pairs.")
+    reuse_all: float | None = Field(description="Share using only round-t claims.")
+    reuse_pairs: list[dict[str, int]] = Field(description="Per pair: prev, next, items, "
+                                                          "any_reused, all_reused.")
+    k_median: int | None
+    bound_mean: float | None = Field(description="Mean over graphs of t(t-1)J_max/(2K^2).")
+    bound_max: float | None
+    gaps: list[float]
+    gap: float | None
+    ci_low: float | None
+    ci_high: float | None
+    t: float | None
+    df: int | None
+    p_value: float | None
+    reject: bool
+    leaktest_id: str
+
+
+class LeakCurve(BaseModel):
+    """``dwqa leaktest curve --json``."""
+
+    id: str
+    created_at: str
+    agent: str
+    leaked_agent: str
+    scorer: str
+    epsilon: float
+    alpha: float
+    T: int
+    points: list[CurvePoint]
+
+
+def parse_settings(text: str) -> list[int | None]:
+    """``all,6,4,2`` -> [None, 6, 4, 2]."""
+    out: list[int | None] = []
+    for part in (p.strip() for p in text.split(",")):
+        if part == "all":
+            out.append(None)
+        elif part.isdigit() and int(part) >= 2:
+            out.append(int(part))
+        else:
+            raise UsageError(f"reuse setting {part!r}: use 'all' or a pool size N >= 2 "
+                             "(e.g. all,6,4,2)")
+    if not out:
+        raise UsageError("no reuse settings given")
+    return out
+
+
+def claim_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
+    """Per consecutive pair of ``rounds``: items of the later round, and how many reuse at
+    least one / only claims of the earlier round."""
+    pairs = [{"prev": a, "next": b} for a, b in zip(rounds, rounds[1:], strict=False)]
+    if not pairs:
+        return []
+    return [{k: int(r[k]) for k in ("prev", "next", "items", "any_reused", "all_reused")}
+            for r in store.query("eval/claim_reuse", pairs=pairs)]
+
+
+def restricted_pools(store: Store, t: int, pool_docs: int | None,
+                     dataset: str | None = None) -> dict[str, int]:
+    """K per seed graph on the documents a setting lets sampling draw from (the same
+    restriction as ``sampling.sample``: documents with claims, by id, the first N)."""
+    entries = []
+    for g in load_graphs(store, t, dataset):
+        docs = sorted((b for b in g.documents if b.claims), key=lambda b: b.document_id)
+        docs = docs[:pool_docs] if pool_docs else docs
+        entries.append({"query_id": g.query_id, "versions": [b.version_id for b in docs]})
+    return pool_sizes(store, entries) if entries else {}
+
+
+def leak_curve(store: Store, agent: Agent, leaked: Agent, *, settings: Sequence[int | None],
+               rounds: int, generator: Generator, docs: int = 3, hops: int = 2,
+               seed: int = 1, dataset: str | None = None, epsilon: float = 0.02,
+               alpha: float = DEFAULT_ALPHA, scorer: str = "em", delta: float = 0.05,
+               concurrency: int = 4, log: Callable[[str], None] = lambda s: None) -> LeakCurve:
+    """Run Leak&Test once per setting (T fresh rounds each) and measure reuse and bound."""
+    created = datetime.now(UTC).isoformat(timespec="seconds")
+    points = []
+    for n, pool in enumerate(settings):
+        label = "all" if pool is None else str(pool)
+        k_docs = docs if pool is None else min(docs, pool)
+        cfg = SampleConfig(docs=k_docs, hops=hops, pool_docs=pool)
+        log(f"== setting {label}: pool_docs={pool}, docs={k_docs}")
+        rep = leaktest(store, agent, leaked, rounds=rounds, generator=generator, cfg=cfg,
+                       seed=seed + SEED_STRIDE * n, dataset=dataset, epsilon=epsilon,
+                       alpha=alpha, scorer=scorer, concurrency=concurrency, log=log)
+        d = rep.dynamic
+        ts = [*d["leaked_rounds"], d["rounds"][-1]]
+        pairs = claim_reuse(store, ts)
+        items = sum(p["items"] for p in pairs)
+        ks = restricted_pools(store, ts[-1], pool, dataset)
+        graphs = {q: graph_stats([k] * rounds, {(u, v): k for u in range(rounds)
+                                                for v in range(u + 1, rounds)}, delta)
+                  for q, k in ks.items() if k > 0}
+        agg = aggregate(graphs, delta)
+        lo, hi = mean_interval(d["gaps"])
+        points.append(CurvePoint(
+            setting=label, pool_docs=pool, docs=k_docs, rounds=ts, items=items,
+            reuse=sum(p["any_reused"] for p in pairs) / items if items else None,
+            reuse_all=sum(p["all_reused"] for p in pairs) / items if items else None,
+            reuse_pairs=pairs, k_median=agg["k_median"], bound_mean=agg["mean_bound"],
+            bound_max=agg["max_bound"], gaps=d["gaps"], gap=d["gap"], ci_low=lo, ci_high=hi,
+            t=d["t"], df=d["df"], p_value=d["p_value"], reject=d["reject"],
+            leaktest_id=rep.id))
+        p = points[-1]
+        log(f"setting {label}: reuse {p.reuse} gap {p.gap} t={p.t} df={p.df} p={p.p_value}")
+    curve = LeakCurve(id=stable_id("leakcurve", agent.spec, leaked.spec, created,
+                                   *[p.leaktest_id for p in points]),
+                      created_at=created, agent=agent.spec, leaked_agent=leaked.spec,
+                      scorer=scorer, epsilon=epsilon, alpha=alpha, T=rounds, points=points)
+    store.run_write("eval/leakcurve", id=curve.id, created_at=created,
+                    report=curve.model_dump_json())
+    return curve
+
+
+def list_leakcurves(store: Store) -> list[LeakCurve]:
+    return [LeakCurve.model_validate_json(r["report"])
+            for r in store.query("eval/leakcurves")]
+
+
+def curve_table(curve: LeakCurve) -> list[dict[str, Any]]:
+    """The curve as rows for printing (``dwqa leaktest curve``) and the report."""
+    return [{"setting": p.setting, "reuse": p.reuse, "reuse_all": p.reuse_all,
+             "k_median": p.k_median, "bound_mean": p.bound_mean, "gap": p.gap,
+             "ci": [p.ci_low, p.ci_high], "t": p.t, "df": p.df, "p_value": p.p_value,
+             "reject": p.reject} for p in curve.points]

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from dwqa_graph.errors import InputError
 from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, LeakedItem
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
@@ -136,7 +137,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     for step in range(rounds):
         rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset)
         if rep.items == 0:
-            raise ValueError(f"round {rep.round} has no items: no seed graph gave a verified "
+            raise InputError(f"round {rep.round} has no items: no seed graph gave a verified "
                              "question (ingest, fetch and extract claims first)")
         t = rep.round
         items = round_items(store, t)

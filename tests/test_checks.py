@@ -144,3 +144,16 @@ def test_reader_is_the_baseline_reader() -> None:
     assert read("In what year was Solvane Energy founded?", spans) == "2017"
     assert read("In what year did Solvane Energy open its first production line?",
                 spans) == "2021"
+
+
+def test_an_order_that_logic_fixes_is_asked_as_an_interval() -> None:
+    from dwqa_graph.rounds.generate import _forced_order
+
+    # Founded before it opened a line, born before his own film, formed before the break-up:
+    # "which came first" answers itself (blind review), so the generator asks for the years.
+    assert _forced_order(["Solvane Energy was founded", "Solvane Energy opened its first line"],
+                         [2017, 2020])
+    assert _forced_order(["the band released its debut album", "the band broke up"], [1990, 2000])
+    # Positive control: two events neither of which logic orders stay an order question.
+    assert not _forced_order(["the film True Lies was released", "the thriller End of Days "
+                              "was released"], [1994, 1999])

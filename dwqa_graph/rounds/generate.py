@@ -228,6 +228,11 @@ class RuleGenerator:
                 q = (f"Counting by year only, how many years after {_mid(subjects[early])} "
                      f"was {_mid(subjects[late])} {verb.split()[-1]}?")
             return q, ans, detail
+        if form == "first" and _forced_order(ev, years):
+            # "Was X founded before it opened its first line?" needs no evidence: an origin
+            # comes before anything else about the same subject (an end after it). Ask for
+            # the interval instead, which does need both dates.
+            form = detail["form"] = "interval"
         if form == "interval":
             # "Counting by year only": 8 June 2020 to 14 September 2023 is 3 years by year,
             # and the reader cannot be left to guess how years are counted.
@@ -331,6 +336,20 @@ _PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?:directed|produced|written|starring
 
 
 _FOUNDING = re.compile(r"\b(?:co-)?(?:founded|formed|established|created|started|set up)\b")
+
+
+_ORIGIN = re.compile(r"\b(?:(?:was|were) born|founded|formed|established|began|started|"
+                     r"created|incorporated|debuted|launched)\b", re.IGNORECASE)
+_END = re.compile(r"\b(?:died|broke up|disbanded|dissolved|closed|ended|demolished|retired)\b",
+                  re.IGNORECASE)
+
+
+def _forced_order(events: list[str], years: list[int]) -> bool:
+    """Whether "which came first" answers itself: the earliest event is an origin (born,
+    founded, construction began) or the latest an end (died, broke up), so logic alone
+    orders them (the blind review's most common multi-hop failure)."""
+    early, late = years.index(min(years)), years.index(max(years))
+    return bool(_ORIGIN.search(events[early]) or _END.search(events[late]))
 
 
 def _same_event(events: list[str]) -> bool:

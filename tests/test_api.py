@@ -65,7 +65,7 @@ def test_readme_snippet_runs(store: Store, env: dict[str, str], tmp_path: Path,
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(tmp_path)
     code = readme_snippet().replace("8765", str(port))
-    exec(compile(code, "README.md#python-api", "exec"), {})  # noqa: S102 - our own README
+    exec(compile(code, "README.md#python-api", "exec"), {"__name__": "__main__"})  # noqa: S102 - our own README
     items = (tmp_path / "out/api/round.jsonl").read_text().splitlines()
     assert items and all(json.loads(line)["question"] for line in items)
     assert (tmp_path / "out/api/report/index.html").stat().st_size > 1000

@@ -83,13 +83,32 @@ def subject_of(text: str, entity: str | None, title: str | None) -> str | None:
     return head
 
 
+class _Next:
+    """Returned by an event form that does not apply: try the next one."""
+
+
+_NEXT = _Next()
+
+
 def event_clause(text: str, year: int, entity: str | None, title: str | None) -> str | None:
     """"<subject> <action> [<object>]" for the event dated ``year`` in ``text``, or None
     when the year is not an event's date (a lifespan, a title year, a parenthetical) or
-    the action is not one this generator can name."""
+    the action is not one this generator can name. The forms are tried in order; the first
+    that applies decides."""
     if year_role_problem(text, year):
         return None
-    y = str(year)
+    y, pos = str(year), text.find(str(year))
+    for form in (_work_clause, _appositive_clause, _lead_clause, _life_clause, _tenure_clause,
+                 _period_clause, _verb_clause):
+        out = form(text, y, pos, entity, title)
+        if not isinstance(out, _Next):
+            return out
+    return None
+
+
+def _work_clause(text: str, y: str, pos: int, entity: str | None,
+                    title: str | None) -> str | None | _Next:
+    """A work and its release: "the film True Lies was released"."""
     m = _WORK.match(text)
     if m and m.group("year") == y:
         kind = m.group("kind").lower()
@@ -110,17 +129,34 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
         clause = f"the {kind} {wsubj} was {verb}" if verb != "first aired" else \
             f"the {kind} {wsubj} first aired"
         return compress(clause, text) if len(clause.split()) >= 8 else clause
-    pos = text.find(y)
+    return _NEXT
+
+
+def _appositive_clause(text: str, y: str, pos: int, entity: str | None,
+                          title: str | None) -> str | None | _Next:
+    """"X, a company founded in 1998": "X was founded"."""
     ap = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)(?:\s*\([^()]*\))?,\s+an?\s+[^,]{0,60}?\b"
                   r"(?P<v>founded|established|formed|created|opened|built|launched|released)\b"
                   r"[^,]{0,20}?" + y, text)
     if ap:
         return compress(f"{_clean(ap.group('x'))} was {ap.group('v')}", text)
+    return _NEXT
+
+
+def _lead_clause(text: str, y: str, pos: int, entity: str | None,
+                    title: str | None) -> str | None | _Next:
+    """"Released in 1990, ...": the participle's subject is the title subject."""
     lead = re.match(r"^(?:Originally\s+)?(?P<v>Released|Founded|Formed|Built|Published|Opened|"
                     r"Established|Launched|Completed)\s+(?:in|on)\s+[^,]{0,25}?" + y, text)
     if lead:  # "Released in 1990, ...": the participle's subject is the title subject
         who = _clean(title or entity or "")
         return f"{who} was {lead.group('v').lower()}" if good_subject(who) else None
+    return _NEXT
+
+
+def _life_clause(text: str, y: str, pos: int, entity: str | None,
+                    title: str | None) -> str | None | _Next:
+    """Births and deaths."""
     born = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)\s*\((?:born|b\.)", text)
     if born and re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
         name = _clean(born.group("x"))
@@ -133,6 +169,12 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
     if re.search(r"\bdied\b", text[max(0, pos - 40):pos]):
         subj = subject_of(text, entity, title) or entity
         return f"{subj} died" if subj else None
+    return _NEXT
+
+
+def _tenure_clause(text: str, y: str, pos: int, entity: str | None,
+                      title: str | None) -> str | None | _Next:
+    """A year that starts or ends a tenure ("managed X from 1945 to 1969")."""
     tenure = re.search(r"\b(?P<verb>managed|coached|served as|served|led|played for|chaired|"
                        r"hosted|edited|ran|governed|directed|captained)\s+(?P<obj>[^,;()]{2,50}?)"
                        r"\s+(?:from|between)\s+(?:\w+\s+){0,2}(?P<a>\d{4})\s*(?:to|and|-|–)\s*"
@@ -149,10 +191,22 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
         if good_subject(subj) and tenure.group("a") != tenure.group("b"):
             return compress(f"{subj} {start} {gerund} {obj}", text)
         return None
+    return _NEXT
+
+
+def _period_clause(text: str, y: str, pos: int, entity: str | None,
+                      title: str | None) -> str | None | _Next:
+    """A year bounding a period is no event's date."""
     if re.search(rf"\b(?:between|from)\s+(?:[\w,]+\s+){{0,3}}{y}\s+(?:and|to|until)\b", text) \
             or re.search(rf"\b(?:between|from)\s+[^.;]{{0,30}}\b(?:and|to|until)\s+"
                          rf"(?:[\w,]+\s+){{0,3}}{y}\b", text):
         return None  # a year bounding a period ("between November 2024 and February 2025")
+    return _NEXT
+
+
+def _verb_clause(text: str, y: str, pos: int, entity: str | None,
+                    title: str | None) -> str | None | _Next:
+    """The event verb of the year's clause, its subject and its object."""
     # The event verb of the year's clause: the last one before the year within the clause,
     # or the first after "In 1998, ...".
     clause_start = max(text.rfind(",", 0, pos), text.rfind(";", 0, pos), -1) + 1

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.errors import InputError
+from dwqa_graph.errors import InputError, UsageError
 from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, LeakedItem
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
@@ -102,9 +102,9 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
              log: Callable[[str], None] = lambda s: None) -> LeakTestReport:
     """Run Leak&Test; every evaluation is stored as an EvalRun, the result as a LeakTest."""
     if rounds < 2:
-        raise ValueError("Leak&Test needs --rounds T >= 2 (T-1 gaps; the t-test needs T >= 3)")
+        raise UsageError("Leak&Test needs --rounds T >= 2 (T-1 gaps; the t-test needs T >= 3)")
     if scorer == "judge":
-        raise ValueError("Leak&Test scores with em or f1 (the paper uses exact match)")
+        raise UsageError("Leak&Test scores with em or f1 (the paper uses exact match)")
     created = datetime.now(UTC).isoformat(timespec="seconds")
     runs: dict[str, str] = {}
     in_process = isinstance(leaked, LeakableAgent)

@@ -53,6 +53,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
+from dwqa_graph.errors import UsageError
 from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.llm import LLM, LLMFailure, LLMStats, Prompt, load_prompt, parse_json
 
@@ -250,7 +251,7 @@ def question_sets(edges: Sequence[tuple[int, int]], max_set: int = DEFAULT_MAX_S
     questions; a bigger component is cut along its edges (each edge lands in one set with
     both ends, so nodes may repeat across sets)."""
     if max_set < 2:
-        raise ValueError("max_set must be at least 2")
+        raise UsageError("max_set must be at least 2")
     parent: dict[int, int] = {}
 
     def find(x: int) -> int:

@@ -74,6 +74,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
+from dwqa_graph.errors import UsageError
 from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.llm import (
     LLM,
@@ -143,7 +144,7 @@ def split_question(text: str, fraction: float = DEFAULT_FRACTION) -> tuple[str, 
     """(first piece, remainder) at a word boundary after ``⌊fraction · words⌋`` words, at least
     one word on each side; None for a one-word text. The text's own spacing is kept."""
     if not 0 < fraction < 1:
-        raise ValueError("fraction must be between 0 and 1")
+        raise UsageError("fraction must be between 0 and 1")
     words = list(re.finditer(r"\S+", text))
     if len(words) < 2:
         return None
@@ -273,7 +274,7 @@ def guided_completion(items: Sequence[EvalItem], llm: LLM, *, dataset_name: str,
 
     LLM failures (timeouts, errors) are counted per reason on the items; nothing raises."""
     if not 0 < threshold <= 1:
-        raise ValueError("threshold must be in (0, 1]")
+        raise UsageError("threshold must be in (0, 1]")
     split_question("a b", fraction)  # validates fraction before any call
     template = load_prompt("guided_completion")
     started = time.perf_counter()
@@ -308,7 +309,7 @@ def min_k_score(logprobs: Sequence[float], k: float = DEFAULT_K) -> float:
     """Mean of the lowest ``max(1, ⌊k·n⌋)`` of ``n`` token log-probs (Shi et al. take
     ``int(n·k)`` tokens; at least one here so short texts still get a score)."""
     if not 0 < k <= 1:
-        raise ValueError("k must be in (0, 1]")
+        raise UsageError("k must be in (0, 1]")
     if not logprobs:
         raise ValueError("no log-probs to score")
     n = max(1, int(len(logprobs) * k + 1e-9))
@@ -588,7 +589,7 @@ def min_k_prob(items: Sequence[EvalItem], base_url: str, model: str = "default",
     counted; an endpoint that cannot give aligned log-probs makes the report unavailable.
     ``transport`` is for tests (an ``httpx.MockTransport``)."""
     if not 0 < k <= 1:
-        raise ValueError("k must be in (0, 1]")
+        raise UsageError("k must be in (0, 1]")
     base_url = base_url.rstrip("/")
     started = time.perf_counter()
 

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 from scipy import stats
 
+from dwqa_graph.errors import UsageError
+
 DEFAULT_ALPHA = 0.05
 
 
@@ -58,9 +60,9 @@ def _check_finite(values: Sequence[float], what: str) -> list[float]:
 def _one_sided_t(values: list[float], epsilon: float, alpha: float) -> GapTest:
     """Shared core: one-sample t-test of mean(values) > epsilon, with degenerate handling."""
     if not math.isfinite(epsilon):
-        raise ValueError("epsilon must be finite")
+        raise UsageError("epsilon must be finite")
     if not 0.0 < alpha < 1.0:
-        raise ValueError("alpha must be in (0, 1)")
+        raise UsageError("alpha must be in (0, 1)")
     n = len(values)
     base = {"n": n, "epsilon": epsilon, "alpha": alpha}
     if n < 2:

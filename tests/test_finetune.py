@@ -33,6 +33,7 @@ def test_spec_parsing() -> None:
             parse_spec(bad)
 
 
+@pytest.mark.slow  # trains a model
 def test_fine_tuning_raises_the_gold_answer_log_probability() -> None:
     agent = make_agent("finetune:smollm2@max_steps=6,lr=0.005,batch=2,threads=1")
     assert isinstance(agent, FinetuneAgent) and isinstance(agent, LeakableAgent)

@@ -12,6 +12,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from dwqa_graph.graph.store import Store
 
 
@@ -88,6 +90,7 @@ def test_kill_9_of_dwqa_claims_leaves_no_workers(store: Store, env: dict[str, st
     assert _kill_run_and_count_survivors(proc, min_workers=2) == 0
 
 
+@pytest.mark.slow  # waits for orphaned workers
 def test_positive_control_a_plain_pool_leaves_workers(tmp_path: Path) -> None:
     """Without the watchdog, the same kill leaves the fork server's workers running: the
     survivor count above could be non-zero."""

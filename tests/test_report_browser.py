@@ -90,6 +90,7 @@ def rich_data() -> ReportData:
     })
 
 
+@pytest.mark.slow  # starts Chromium
 def test_the_report_renders_in_chromium(tmp_path: Path) -> None:
     files = render_report(rich_data(), tmp_path / "rep")
     im = screenshot(files.index_html, tmp_path / "shot.png")

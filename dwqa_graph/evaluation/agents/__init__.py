@@ -13,9 +13,8 @@ from dwqa_graph.evaluation.agents.base import (
     as_leaked,
     make_agent,
     short_answer,
-    spec_help,
 )
 
 __all__ = ["Agent", "AgentAnswer", "AgentContext", "LeakableAgent", "LeakedClaim", "LeakedItem",
            "RetrievedDoc", "as_leaked",
-           "make_agent", "short_answer", "spec_help"]
+           "make_agent", "short_answer"]

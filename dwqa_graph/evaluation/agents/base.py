@@ -196,6 +196,12 @@ class AgentContext:
     #: Bound on each HTTP request or model call, seconds.
     timeout: float = 60.0
 
+    def inner(self, spec: str | None) -> Agent:
+        """The agent a wrapping agent (memorize:, recall:, knowledge:) wraps, made with the
+        same context."""
+        return make_agent(spec or "", store=self.store, reader_llm=self.reader_llm,
+                          llm_cache=self.llm_cache, timeout=self.timeout)
+
 
 def make_agent(spec: str, *, store: Store | None = None, reader_llm: LLM | None = None,
                llm_cache: Path | None = None, timeout: float = 60.0) -> Agent:
@@ -213,11 +219,6 @@ def make_agent(spec: str, *, store: Store | None = None, reader_llm: LLM | None 
                        timeout=timeout)
     agent: Agent = entry.factory(arg, ctx)
     return agent
-
-
-def spec_help() -> str:
-    """The agent specs for ``--agent`` help texts, from the registry."""
-    return AGENTS.usage()
 
 
 def http_url(kind: str, url: str) -> str:

@@ -43,7 +43,6 @@ from dwqa_graph.evaluation.agents.base import (
     Leakable,
     LeakedItem,
     as_leaked,
-    make_agent,
 )
 from dwqa_graph.evaluation.agents.baseline import BaselineAgent, PageRead
 from dwqa_graph.evaluation.agents.recall import jaccard, terms
@@ -257,6 +256,4 @@ class KnowledgeAgent:
                          "their QA pairs, claims and spans (baseline reader), defers to the "
                          "agent SPEC when the question's facts were not leaked")
 def knowledge_agent(arg: str | None, ctx: AgentContext) -> KnowledgeAgent:
-    inner = make_agent(arg or "", store=ctx.store, reader_llm=ctx.reader_llm,
-                       llm_cache=ctx.llm_cache, timeout=ctx.timeout)
-    return KnowledgeAgent(f"knowledge:{arg}", inner)
+    return KnowledgeAgent(f"knowledge:{arg}", ctx.inner(arg))

@@ -74,8 +74,4 @@ class MemorizingAgent:
                  summary="leaked agent: answers leaked questions from memory (exact or "
                          "normalised match), defers to the agent SPEC otherwise")
 def memorize_agent(arg: str | None, ctx: AgentContext) -> MemorizingAgent:
-    from dwqa_graph.evaluation.agents.base import make_agent
-
-    inner = make_agent(arg or "", store=ctx.store, reader_llm=ctx.reader_llm,
-                       llm_cache=ctx.llm_cache, timeout=ctx.timeout)
-    return MemorizingAgent(f"memorize:{arg}", inner)
+    return MemorizingAgent(f"memorize:{arg}", ctx.inner(arg))

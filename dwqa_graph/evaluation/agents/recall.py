@@ -28,7 +28,6 @@ from dwqa_graph.evaluation.agents.base import (
     AgentContext,
     Leakable,
     as_leaked,
-    make_agent,
 )
 from dwqa_graph.evaluation.reader import content_terms
 from dwqa_graph.registry import AGENTS
@@ -97,6 +96,4 @@ class RecallAgent:
                          f"question (content-word Jaccard >= {RECALL_THRESHOLD}), defers to "
                          "the agent SPEC otherwise")
 def recall_agent(arg: str | None, ctx: AgentContext) -> RecallAgent:
-    inner = make_agent(arg or "", store=ctx.store, reader_llm=ctx.reader_llm,
-                       llm_cache=ctx.llm_cache, timeout=ctx.timeout)
-    return RecallAgent(f"recall:{arg}", inner)
+    return RecallAgent(f"recall:{arg}", ctx.inner(arg))

@@ -157,3 +157,47 @@ def test_an_order_that_logic_fixes_is_asked_as_an_interval() -> None:
     # Positive control: two events neither of which logic orders stay an order question.
     assert not _forced_order(["the film True Lies was released", "the thriller End of Days "
                               "was released"], [1994, 1999])
+
+
+LIFE = ("Henry John Kaiser (May 9, 1882 – August 24, 1967) was an American industrialist who "
+        "became known as the father of modern American shipbuilding.")
+
+
+def test_a_lead_lifespan_dates_a_birth_and_a_death_only() -> None:
+    assert event_clause(LIFE, 1882, None, "Henry J. Kaiser") == "Henry J. Kaiser was born"
+    assert event_clause(LIFE, 1967, None, "Henry J. Kaiser") == "Henry J. Kaiser died"
+    # A range after anything but the opening name stays a lifespan: no event at all.
+    assert event_clause("X was a native of Parma (1770–1833) and a painter.", 1770, None,
+                        "X") is None
+    assert year_role_problem(LIFE, 1882, "Henry J. Kaiser was born") is None
+    assert year_role_problem(LIFE, 1967, "when Henry J. Kaiser died") is None
+    # Positive controls: the same year named as another event, or the other bound.
+    assert year_role_problem(LIFE, 1882, "Henry J. Kaiser became an industrialist") == \
+        "lifespan_year"
+    assert year_role_problem(LIFE, 1967, "Henry J. Kaiser was born") == "lifespan_year"
+    other = "Edgar Fosburgh Kaiser Sr. (July 29, 1908 – December 7, 1981) was an industrialist."
+    item = CheckInput(question="Counting by birth year, how many years apart were Henry J. "
+                      "Kaiser and Edgar Kaiser Sr. born?", answer="26 years",
+                      pattern="temporal", spans=[LIFE, other],
+                      detail={"years": [1882, 1908], "events": [
+                          "Henry J. Kaiser was born", "Edgar Kaiser Sr. was born"]})
+    assert "lifespan_year" not in failures(run_checks(item))
+    wrong = item.model_copy(update={"detail": {"years": [1882, 1981], "events": [
+        "Henry J. Kaiser was born", "Edgar Kaiser Sr. was born"]}})
+    assert "lifespan_year" in failures(run_checks(wrong))
+
+
+def test_aliases_and_causes() -> None:
+    from dwqa_graph.claims.entities import aliases
+    from dwqa_graph.rounds.generate import split_cause
+
+    assert aliases("Henry J. Kaiser") == ["Henry Kaiser"]
+    assert aliases("Solvane Energy") == ["Solvane"]
+    assert aliases("Terry Richardson") == []  # no surname alias: another Richardson differs
+    assert split_cause("The breach of the Morrow embankment in July 2022 was caused by years "
+                       "of neglected maintenance, not by the record river level alone, an "
+                       "independent inquiry found.") == (
+        "years of neglected maintenance", "The breach of the Morrow embankment in July 2022")
+    # A cut object never ends on a bare figure ("a seed round of 4.5" lost its unit).
+    assert event_clause("In 2018 Solvane raised a seed round of 4.5 million euros from "
+                        "investors.", 2018, "Solvane", None) == "Solvane raised a seed round"

@@ -48,14 +48,15 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
     ingest(store, [HOTPOT])
     extract_claims(store, extractor="rule")
     first, served, report = run(store, tmp_path, "a")
-    assert served == len(FIXTURE["prompts"]) == 10
-    # Three prompts the model answered with [] (no stated causal chain): NO_ITEM, counted.
-    assert report["rejected_by_reason"] == {"llm_no_item": 3}
-    assert report["items"] == 7 and report["patterns"] == {"temporal": 7}
+    assert served == len(FIXTURE["prompts"]) == 4
+    # Four seed graphs of the sample have a connected candidate for seed 11; every reply
+    # passes the rubric checks.
+    assert report["rejected_by_reason"] == {}
+    assert report["items"] == 4 and report["patterns"] == {"temporal": 4}
     assert all(set(r["checks"]) >= {"self_contained", "not_verbatim", "solvable",
                                     "no_shortcut", "coherent", "date_roles"} for r in first)
     again, _, _ = run(store, tmp_path, "b")
     assert again == first  # same seed, same replies, same items
     questions = {r["question"] for r in first}
-    assert ("How many years after True Lies came out did Arnold Schwarzenegger star in End "
-            "of Days?") in questions
+    assert ("How many years after the release of James Cameron's action film True Lies did "
+            "Arnold Schwarzenegger appear in Peter Hyams's End of Days?") in questions

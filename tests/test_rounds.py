@@ -193,13 +193,14 @@ def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -
 
 def brute_force_k(graph: SeedGraph) -> int:
     """Enumerate the connected candidates the sampler can draw (hops 2; conjunction 3):
-    claims of different documents sharing an entity (MENTIONS), and count them."""
+    claims of different documents sharing an entity (MENTIONS) that both events name, a
+    cause whose effect names an entity another document describes, and count them."""
     k = 0
     claims = [(b.document_id, c) for b in graph.documents for c in b.claims]
     for (d1, c1), (d2, c2) in itertools.combinations(claims, 2):
         if d1 == d2:
             continue
-        if set(c1.mentions) & set(c2.mentions):
+        if set(c1.mentions) & set(c2.mentions) & set(c1.event_names) & set(c2.event_names):
             k += sum(y1 != y2 for y1 in c1.event_years for y2 in c2.event_years)
         k += sum(u1 == u2 and u1 != "" and k1 == k2 and k1 != "" and x1 != x2
                  for x1, u1, k1 in zip(c1.values, c1.quantity_units, c1.quantity_kinds,
@@ -207,7 +208,8 @@ def brute_force_k(graph: SeedGraph) -> int:
                  for x2, u2, k2 in zip(c2.values, c2.quantity_units, c2.quantity_kinds,
                                        strict=False))
     for (d1, c1), (d2, c2) in itertools.permutations(claims, 2):
-        if d1 != d2 and c1.cause_split and set(c1.mentions) & set(c2.mentions):
+        if d1 != d2 and c1.cause_split and set(c1.mentions) & set(c2.mentions) & set(
+                c1.effect_names) & set(c2.described):
             k += 1
     for trio in itertools.combinations(claims, 3):
         if len({d for d, _ in trio}) == 3:

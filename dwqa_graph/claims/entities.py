@@ -52,18 +52,31 @@ def is_generic(n: str) -> bool:
     return n in GENERIC or len(n) < 3 or n.isdigit() or n.split()[0].isdigit()
 
 
+_ORG_SUFFIX = frozenset("energy energi coaches corporation corp company co inc ltd limited "
+                        "group gmbh ag plc llc holdings industries infrastruktur".split())
+_INITIAL = re.compile(r"(?<=[a-z])\s+[A-Z]\.\s+(?=[A-Z][a-z])")
 _ACRONYM_HEAD = re.compile(r"^([A-Z]{2,6})['’]?s?\s+[A-Z]")
 
 
 def aliases(name: str) -> list[str]:
     """A shorter name the same subject goes by in other documents: an acronym that heads a
-    name ("IFFHS World's Best Goalkeeper" -> "IFFHS"). (Surnames were tried and dropped:
+    name ("IFFHS World's Best Goalkeeper" -> "IFFHS"), a name without its middle initial.
+    (Surnames were tried and dropped:
     "Terry Richardson" met "Kenton Richardson", two different people.)"""
     name = _PAREN.sub("", name).strip()
     out = []
     m = _ACRONYM_HEAD.match(name)
     if m:
         out.append(m.group(1))
+    # "Solvane Energy" is "Solvane" in the next sentence: an organisation without the word
+    # that says what kind it is.
+    words = name.split()
+    if len(words) >= 2 and words[-1].lower().strip(".,") in _ORG_SUFFIX:
+        out.append(" ".join(words[:-1]))
+    # "Henry J. Kaiser" is "Henry Kaiser" in other documents: a middle initial dropped.
+    bare = _INITIAL.sub(" ", name)
+    if bare != name and len(bare.split()) >= 2:
+        out.append(bare)
     return out
 
 
@@ -83,7 +96,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "14"
+LINK_VERSION = "18"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],
@@ -91,8 +104,10 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     """What a generator can say about a claim, computed once when it is linked, so sampling
     (and the candidate pools counted in Cypher) only combine usable facts:
     ``event_years``: years that date an event the claim names (not a lifespan, a title year,
-    a season); ``quantity_units``: per number, its unit when a noun names what it measures
-    (else ""); ``described``: entities the claim describes without naming anything else;
+    a season); ``event_names``: entities those events name (a temporal pair is connected
+    through one of them); ``effect_names``: entities the stated effect names (a causal item
+    bridges through one); ``quantity_units``: per number, its unit when a noun names what it
+    measures (else ""); ``described``: entities the claim describes without naming anything else;
     ``cause_split``: the claim states a cause and its effect."""
     from dwqa_graph.rounds.checks import quantity_kind
     from dwqa_graph.rounds.generate import split_cause
@@ -106,14 +121,31 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     # of the same kind.
     units = [u or ("count" if k in ("population", "riders") else "")
              for u, k in zip(units, kinds, strict=False)]
+    clauses = [event_clause(text, y, None, subject) for y in years]
+    split = split_cause(text)
+
+    def named(phrase: str | None) -> list[str]:
+        """Entities a generated phrase names: what connects it to another claim."""
+        words = f" {norm(phrase or '')} {norm(_INITIAL.sub(' ', phrase or ''))} "
+        return sorted({m["norm"] for m in ments if not m["generic"]
+                       and f" {m['norm']} " in words})
+
+    # An event names an entity either as its subject or because the generator names it
+    # when asked to ("the film Big Stone Gap, directed by Adriana Trigiani, was released").
+    through = {m["norm"] for y, cl in zip(years, clauses, strict=True) if cl
+               for m in ments if not m["generic"] and m["role"] == "text"
+               and m["norm"] in named(event_clause(text, y, m["name"], subject))}
+
     return {
         "quantity_kinds": kinds,
         "quantity_units": [u if k else "" for u, k in zip(units, kinds, strict=False)],
-        "event_years": [y for y in years if event_clause(text, y, None, subject)],
+        "event_years": [y for y, cl in zip(years, clauses, strict=True) if cl],
+        "event_names": sorted({n for cl in clauses if cl for n in named(cl)} | through),
+        "effect_names": named(split[1]) if split else [],
         "described": [m["norm"] for m in ments if not m["generic"] and m["role"] != "alias"
                       and m["name"] in text
                       and describe(text, m["name"])],
-        "cause_split": split_cause(text) is not None,
+        "cause_split": split is not None,
     }
 
 

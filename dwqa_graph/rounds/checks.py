@@ -364,8 +364,30 @@ _APPROXIMATE = re.compile(r"\b(?:in or after|in or before|or later|or earlier|ci
                           r"(?:\w+\s+){0,2}$", re.I)
 
 
-def year_role_problem(span: str, year: int) -> str | None:
+_NAME_WORD = r"(?:[A-Z][\w.'’-]*|de|del|der|van|von|da|di|du|la|le|bin|al)"
+_LEAD_LIFE = re.compile(rf"^(?P<x>[A-Z][\w.'’-]*(?:\s+{_NAME_WORD}){{0,6}})\s*"
+                        r"\([^()–—]*?\b(?P<a>\d{4})\s*[–—-]\s*[^()]*?\b(?P<b>\d{4})\s*\)")
+
+
+def life_role(span: str, year: int) -> str | None:
+    """"born" / "died" when ``year`` is a bound of the lifespan that follows the sentence's
+    opening name ("Henry John Kaiser (May 9, 1882 – August 24, 1967) was ..."): a birth or a
+    death, an event with a date, unlike a year inside any other range."""
+    m = _LEAD_LIFE.match(span)
+    if not m:
+        return None
+    return "born" if str(year) == m.group("a") else "died" if str(year) == m.group("b") else None
+
+
+def year_role_problem(span: str, year: int, event: str | None = None) -> str | None:
+    """Why ``year`` in ``span`` is no date of the ``event`` the item names (None: it is).
+    A lifespan's years date only a birth or a death, and only when the event says which."""
     y = str(year)
+    role = life_role(span, year)
+    if role:
+        said = re.search(r"\b(?:born|birth)\b" if role == "born" else r"\b(?:died|death)\b",
+                         event or "", re.I)
+        return None if said else "lifespan_year"
     pos = span.find(y)
     if pos >= 0 and _APPROXIMATE.search(span[max(0, pos - 30):pos]):
         return "approximate_year"  # "released in or after October 2005": no event date
@@ -385,10 +407,13 @@ def year_role_problem(span: str, year: int) -> str | None:
 def date_roles(x: CheckInput) -> str | None:
     years = x.detail.get("years")
     if years:
-        pairs = list(zip(x.spans, years, strict=False))
+        events = x.detail.get("events") or [x.question] * len(years)
+        pairs = list(zip(x.spans, years, events, strict=False))
     else:  # an LLM item: the years it relies on, in the spans that hold them
-        used = {int(y) for y in _YEAR.findall(x.question + " " + x.answer)}
-        pairs = [(s, int(y)) for s in x.spans for y in _YEAR.findall(s) if int(y) in used]
+        said = x.question + " " + x.answer
+        used = {int(y) for y in _YEAR.findall(said)}
+        pairs = [(s, int(y), said) for s in x.spans for y in _YEAR.findall(s)
+                 if int(y) in used]
         diffs = _interval(x)
         if diffs:
             # The answer is a difference of two years: some pair of years in different
@@ -396,12 +421,12 @@ def date_roles(x: CheckInput) -> str | None:
             cands = [((s1, a), (s2, b)) for i, s1 in enumerate(x.spans)
                      for s2 in x.spans[i + 1:] for a in map(int, _YEAR.findall(s1))
                      for b in map(int, _YEAR.findall(s2)) if abs(a - b) in diffs]
-            if cands and all(year_role_problem(*p) or year_role_problem(*q)
+            if cands and all(year_role_problem(*p, said) or year_role_problem(*q, said)
                              for p, q in cands):
                 p, q = cands[0]
-                return year_role_problem(*p) or year_role_problem(*q)
-    for span, year in pairs:
-        problem = year_role_problem(span, year)
+                return year_role_problem(*p, said) or year_role_problem(*q, said)
+    for span, year, event in pairs:
+        problem = year_role_problem(span, year, event)
         if problem:
             return problem
     return None

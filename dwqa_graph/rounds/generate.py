@@ -400,13 +400,23 @@ _CAUSE_OPENING = re.compile(r"^(?:because of|because|due to|owing to|as a result
                             r"(?P<cause>.+?),\s+(?P<effect>.+)$", re.I)
 
 
+_CAUSED_BY = re.compile(r"^(?P<effect>.+?)\s+(?:was|were|is|are|had been|has been)\s+"
+                        r"(?:\w+ly\s+)?(?:caused|triggered|prompted)\s+by\s+(?P<cause>.+)$", re.I)
+
+
+# Who said so, and what it was not, are no part of a cause or an effect.
+_ATTRIBUTION = re.compile(r",?\s+(?:according to|not (?:by|because|due)|an? [\w\s-]{0,30}?"
+                          r"(?:has )?(?:found|said|concluded|showed)|the \w+ said)\b")
+
+
 def split_cause(text: str) -> tuple[str, str] | None:
     """(cause, effect) from a sentence with an explicit causal cue."""
     t = clean(text)
-    for rx in (_CAUSE_OPENING, _CAUSE_BEFORE, _CAUSE_AFTER):
+    for rx in (_CAUSE_OPENING, _CAUSED_BY, _CAUSE_BEFORE, _CAUSE_AFTER):
         m = rx.match(t)
         if m and len(m.group("cause").split()) >= 2 and len(m.group("effect").split()) >= 2:
-            return clean(m.group("cause")), clean(m.group("effect"))
+            return (clean(_ATTRIBUTION.split(m.group("cause"))[0]),
+                    clean(_ATTRIBUTION.split(m.group("effect"))[0]))
     return None
 
 

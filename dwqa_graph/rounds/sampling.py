@@ -43,6 +43,8 @@ class ClaimRef(BaseModel):
     mentions: list[str] = Field([], description="Non-generic Entity norms (MENTIONS).")
     names: list[str] = Field([], description="The same entities' display names.")
     event_years: list[int] = Field([], description="Years that date an event (entity layer).")
+    event_names: list[str] = Field([], description="Entities those events name.")
+    effect_names: list[str] = Field([], description="Entities a stated effect names.")
     quantity_units: list[str] = Field([], description="Per number: unit if named, else ''.")
     quantity_kinds: list[str] = Field([], description="Per number: what it measures.")
     described: list[str] = Field([], description="Entities the claim describes.")
@@ -145,8 +147,19 @@ def connections(buckets: list[Bucket]) -> dict[str, dict[str, list[ClaimRef]]]:
     return out
 
 
-def _dated(claims: list[ClaimRef]) -> list[ClaimRef]:
-    return [c for c in claims if c.event_years]
+def _dated(claims: list[ClaimRef], entity: str) -> list[ClaimRef]:
+    """Claims with an event that names ``entity``: two events linked only by a place one of
+    them happened in are unrelated (the blind review's "born in Rome" pairs)."""
+    return [c for c in claims if c.event_years and entity in c.event_names]
+
+
+def _causes(claims: list[ClaimRef], entity: str) -> list[ClaimRef]:
+    """Claims stating a cause whose effect names ``entity``: the bridge of a causal item."""
+    return [c for c in claims if c.cause_split and entity in c.effect_names]
+
+
+def _describing(claims: list[ClaimRef], entity: str) -> list[ClaimRef]:
+    return [c for c in claims if entity in c.described]
 
 
 def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[int]]]:
@@ -163,24 +176,31 @@ def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[i
 
 def applicable(buckets: list[Bucket], cfg: SampleConfig) -> list[Pattern]:
     """Patterns with at least one *connected* candidate: temporal = dated claims of
-    ``hops`` documents mentioning one entity; comparison = quantities with one unit in
-    ``hops`` documents mentioning one entity; causal = a claim with a causal cue and a claim
-    of another document sharing an entity; conjunction = one entity reached from >= 3
+    ``hops`` documents whose events name one entity; comparison = quantities with one unit
+    and kind in ``hops`` documents; causal = a claim whose stated effect names an entity
+    that a claim of another document describes; conjunction = one entity reached from >= 3
     documents."""
     conn = connections(buckets)
     need = max(cfg.hops, cfg.min_buckets)
     out: list[Pattern] = []
-    if any(sum(bool(_dated(cs)) for cs in per.values()) >= need for per in conn.values()):
+    if any(sum(bool(_dated(cs, e)) for cs in per.values()) >= need
+           for e, per in conn.items()):
         out.append("temporal")
     if any(len(labs) >= need for labs in _quantities(buckets).values()):
         out.append("comparison")
-    if any(any(c.cause_split for cs in per.values() for c in cs) and len(per) >= 2
-           for per in conn.values()):
+    if any(_causal_pairs(per, e) for e, per in conn.items()):
         out.append("causal")
     if any(sum(any(e in c.described for c in cs) for cs in per.values())
            >= max(3, cfg.min_buckets) for e, per in conn.items()):
         out.append("conjunction")
     return [p for p in out if p in cfg.patterns]
+
+
+def _causal_pairs(per: dict[str, list[ClaimRef]], e: str
+                  ) -> list[tuple[str, ClaimRef, str, ClaimRef]]:
+    """(label, cause claim, label, claim describing the entity its effect names)."""
+    return [(k, c, k2, c2) for k, cs in sorted(per.items()) for c in _causes(cs, e)
+            for k2, cs2 in sorted(per.items()) if k2 != k for c2 in _describing(cs2, e)]
 
 
 def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
@@ -217,12 +237,12 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int,
     for e in entities:
         per = conn[e]
         if pattern == "temporal":
-            labels = sorted(k for k, cs in per.items() if _dated(cs))
+            labels = sorted(k for k, cs in per.items() if _dated(cs, e))
             if len(labels) < hops:
                 continue
             rng.shuffle(labels)
             events = [_pick(lab[k], c, year=y, entity=name_of(c, e)) for k in labels
-                      for c in _dated(per[k]) for y in c.event_years]
+                      for c in _dated(per[k], e) for y in c.event_years]
             rng.shuffle(events)
             chosen = _distinct(events, "year", hops)
             if chosen:
@@ -230,12 +250,10 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int,
         elif pattern == "comparison":
             continue  # not through an entity: see below
         elif pattern == "causal":
-            causes = [(k, c) for k, cs in sorted(per.items()) for c in cs if c.cause_split]
-            if not causes or len(per) < 2:
+            pairs = _causal_pairs(per, e)
+            if not pairs:
                 continue
-            k, c = rng.choice(causes)
-            others = [(k2, c2) for k2, cs in sorted(per.items()) if k2 != k for c2 in cs]
-            k2, c2 = rng.choice(others)
+            k, c, k2, c2 = rng.choice(pairs)
             return [_pick(lab[k], c, entity=name_of(c, e)),
                     _pick(lab[k2], c2, entity=name_of(c2, e))]
         else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from dwqa_graph.claims.features import MONTH_PATTERN
-from dwqa_graph.rounds.checks import VERBATIM_RUN, copied_run, year_role_problem
+from dwqa_graph.rounds.checks import VERBATIM_RUN, copied_run, life_role, year_role_problem
 
 _PRONOUN = re.compile(r"^(?:he|she|it|they|his|her|its|their)\b", re.I)
 _THE_NOUN = re.compile(r"^the (?:film|band|album|song|single|company|group|team|club|series|"
@@ -95,6 +95,10 @@ def event_clause(text: str, year: int, entity: str | None, title: str | None) ->
     when the year is not an event's date (a lifespan, a title year, a parenthetical) or
     the action is not one this generator can name. The forms are tried in order; the first
     that applies decides."""
+    role = life_role(text, year)
+    if role:  # "Henry John Kaiser (May 9, 1882 – August 24, 1967) was ...": born 1882
+        name = _person(text.split("(", 1)[0], title)
+        return f"{name} was born" if role == "born" else f"{name} died"
     if year_role_problem(text, year):
         return None
     y, pos = str(year), text.find(str(year))
@@ -154,15 +158,25 @@ def _lead_clause(text: str, y: str, pos: int, entity: str | None,
     return _NEXT
 
 
+def _person(name: str, title: str | None) -> str:
+    """The name a person goes by: the title's when it is the same person ("Peter Bolesław
+    Schmeichel MBE" is known as "Peter Schmeichel", "Henry John Kaiser" as "Henry J.
+    Kaiser")."""
+    name = _clean(name)
+    if title:
+        words = {w.strip(".,").lower() for w in name.split()}
+        own = [w.strip(".,").lower() for w in title.split() if len(w.strip(".,")) > 1]
+        if own and all(w in words for w in own):
+            return title
+    return name
+
+
 def _life_clause(text: str, y: str, pos: int, entity: str | None,
                     title: str | None) -> str | None | _Next:
     """Births and deaths."""
     born = re.match(r"^(?P<x>[A-Z][^,()]{1,60}?)\s*\((?:born|b\.)", text)
     if born and re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
-        name = _clean(born.group("x"))
-        if title and title.split()[-1] in name.split() and title.split()[0][:3] in name:
-            name = title  # "Peter Bolesław Schmeichel MBE" is known as "Peter Schmeichel"
-        return f"{name} was born"
+        return f"{_person(born.group('x'), title)} was born"
     if re.search(r"\bborn\b", text[max(0, pos - 60):pos]):
         subj = subject_of(text, entity, title) or entity
         return f"{subj} was born" if subj else None
@@ -251,7 +265,7 @@ def _verb_clause(text: str, y: str, pos: int, entity: str | None,
                       r"and)\b|[,.;]|$)", rest)
     stop = _STOP_OBJECT.search(rest)
     obj = _clean(amount.group(0) if amount else rest[:stop.start()] if stop else rest)
-    obj = " ".join(obj.split()[:5])
+    obj = " ".join(obj.split()[:5]) if amount else _whole(obj.split()[:5])
     if obj and _DATE.fullmatch(obj.strip()):
         obj = ""
     if verb.split()[-1] in ("became", "made", "won", "received", "signed", "joined", "reached",
@@ -272,6 +286,14 @@ def _verb_clause(text: str, y: str, pos: int, entity: str | None,
     clause = " ".join(x for x in (subj, verb.lower(), obj) if x)
     clause = _clean(_DATE.sub("", clause))
     return compress(clause, text)
+
+
+def _whole(words: list[str]) -> str:
+    """A cut object that does not end on a bare figure or a function word ("a seed round of
+    4.5" lost its "million euros": "a seed round")."""
+    while words and (words[-1].lower() in _TRAILING or re.fullmatch(r"[$€£]?[\d.,]+", words[-1])):
+        words = words[:-1]
+    return " ".join(words)
 
 
 _FUNCTION_CAPS = frozenset("the a an there it this that these those he she they we in on at by "

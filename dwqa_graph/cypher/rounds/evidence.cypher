@@ -22,7 +22,8 @@ CALL (q, snap) {
     MATCH (v)-[:HAS_CLAIM]->(c:Claim)
     WITH c ORDER BY c.start
     RETURN collect(c {.id, .text, .years, .dates, .number_values, .number_units, .number_raw,
-                      .has_cause, .cause_cues, .entities, .event_years, .quantity_units,
+                      .has_cause, .cause_cues, .entities, .event_years, .event_names,
+                      .effect_names, .quantity_units,
                       .quantity_kinds,
                       .described, .cause_split,
                       mentions: [(c)-[:MENTIONS]->(e:Entity) WHERE NOT e.generic | e.norm],

@@ -339,7 +339,7 @@ _FOUNDING = re.compile(r"\b(?:co-)?(?:founded|formed|established|created|started
 
 
 _ORIGIN = re.compile(r"\b(?:(?:was|were) born|founded|formed|established|began|started|"
-                     r"created|incorporated|debuted|launched)\b", re.IGNORECASE)
+                     r"created|incorporated|debuted|launched|approved)\b", re.IGNORECASE)
 _END = re.compile(r"\b(?:died|broke up|disbanded|dissolved|closed|ended|demolished|retired)\b",
                   re.IGNORECASE)
 

@@ -234,6 +234,11 @@ def _verb_clause(text: str, y: str, pos: int, entity: str | None,
         vm = after
     else:
         return None
+    if re.search(r"\b(?:which|who|that)\s+(?:\w+\s+){0,2}$", text[:vm.start()]) or \
+            _DATE.search(text, vm.end(), pos):
+        # "..., which opened in 2021" belongs to the relative clause's noun; "approved on 21
+        # March 2019 with ... a planned opening in December 2022": the verb has its own date.
+        return None
     subj = subject_of(text, entity, title)
     # A second clause has its own subject: "... and his pay increased to ... from 2000".
     conj = [m.end() - 1 for m in re.finditer(r"\s(?:and|after|when|because|before|as|since|"
@@ -266,6 +271,14 @@ def _verb_clause(text: str, y: str, pos: int, entity: str | None,
     stop = _STOP_OBJECT.search(rest)
     obj = _clean(amount.group(0) if amount else rest[:stop.start()] if stop else rest)
     obj = " ".join(obj.split()[:5]) if amount else _whole(obj.split()[:5])
+    named = re.match(r"^\s*(?:the|a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:of|for|on|to)\s+(?:the\s+)?"
+                     + re.escape(entity) + r"\b", rest) if entity and not amount and \
+        entity not in subj and entity not in obj and not verb.lower().startswith(
+            ("was", "were")) else None
+    if named and entity:
+        # "approved the construction of the Valmora Riverside Tramway": "approved the
+        # Valmora Riverside Tramway" names what connects it, in fewer copied words.
+        obj = ("the " if re.search(r"\bthe\s+$", named.group(0)[:-len(entity)]) else "") + entity
     if obj and _DATE.fullmatch(obj.strip()):
         obj = ""
     if verb.split()[-1] in ("became", "made", "won", "received", "signed", "joined", "reached",

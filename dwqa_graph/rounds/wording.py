@@ -37,7 +37,7 @@ EVENT_VERBS = ("founded established formed created released published premiered 
                "graduated enrolled emigrated converted adopted passed enacted agreed uncovered "
                "found fired voted named starred moved rose fell installed confirmed "
                "replaced hired sacked signed settled approved decided made increased "
-               "decreased grew doubled").split()
+               "decreased grew doubled peaked flooded collapsed burst").split() + ["gave way"]
 _EVENT_VERB = re.compile(r"\b(?:(?:was|were|had been|has been|have been|is|are)\s+)?"
                          r"(?P<verb>" + "|".join(sorted(set(EVENT_VERBS), key=len,
                                                          reverse=True)) + r")\b", re.I)
@@ -74,6 +74,10 @@ def subject_of(text: str, entity: str | None, title: str | None) -> str | None:
     head = _clean(head)
     if not head or _PRONOUN.match(head) or _THE_NOUN.match(head) and len(head.split()) <= 2:
         return _clean(title or entity or "") or None
+    head = re.split(r",?\s+(?:which|who)\b", head)[0]  # "X, which was flooded, reopened"
+    appositive = re.match(r"^((?:[A-Z][\w'’.-]*\s?){1,5}),\s+[a-z][^,]{2,80},?\s*$", head + " ")
+    if appositive:  # "Agnes Pohl, director of the Water Board, resigned"
+        return _clean(appositive.group(1))
     if len(head.split()) > 7 or "," in head:
         cop = re.match(r"^(.{1,60}?)\s+(?:is|was|are|were)\s", head)
         if cop and len(cop.group(1).split()) <= 6:
@@ -124,11 +128,11 @@ def _work_clause(text: str, y: str, pos: int, entity: str | None,
         if not wsubj:
             return None
         rel = re.search(r"\b(?P<r>directed|produced|written|starring|featuring|created|"
-                        r"developed|published|recorded|performed)(?:\s+and\s+\w+)?"
+                        r"developed|published|recorded|performed|by)(?:\s+and\s+\w+)?"
                         r"(?:\s+by)?\s+(?P<e>" + re.escape(entity) + r")\b", text) \
             if entity and entity not in wsubj else None
         if rel:  # "the film True Lies, starring Arnold Schwarzenegger, was released"
-            by = "" if rel.group("r") in ("starring", "featuring") else " by"
+            by = "" if rel.group("r") in ("starring", "featuring", "by") else " by"
             wsubj = f"{wsubj}, {rel.group('r')}{by} {rel.group('e')},"
         clause = f"the {kind} {wsubj} was {verb}" if verb != "first aired" else \
             f"the {kind} {wsubj} first aired"
@@ -235,14 +239,19 @@ def _verb_clause(text: str, y: str, pos: int, entity: str | None,
     else:
         return None
     if re.search(r"\b(?:which|who|that)\s+(?:\w+\s+){0,2}$", text[:vm.start()]) or \
-            _DATE.search(text, vm.end(), pos):
+            _DATE.search(text, vm.end(), pos) or pos > vm.end() and re.search(
+                r"\b(?:record|previous|above|below|than|compared|since|until|from)\b|\d",
+                text[text.rfind(",", vm.end(), pos) + 1:pos]) and "," in text[vm.end():pos]:
         # "..., which opened in 2021" belongs to the relative clause's noun; "approved on 21
-        # March 2019 with ... a planned opening in December 2022": the verb has its own date.
+        # March 2019 with ... a planned opening in December 2022": the verb has its own date;
+        # "peaked at 6.8 metres on 19 July, 0.9 metres above the previous record from 1987":
+        # a year in a later phrase that compares or measures belongs to that phrase.
         return None
     subj = subject_of(text, entity, title)
     # A second clause has its own subject: "... and his pay increased to ... from 2000".
     conj = [m.end() - 1 for m in re.finditer(r"\s(?:and|after|when|because|before|as|since|"
-                                             r"while|until)\s", text[:vm.start()])]
+                                             r"while|until)\s", text[:vm.start()])
+            if not re.search(r"\bbetween\s+(?:\S+\s+){0,2}\S+$", text[:m.start()])]
     bound = max([text.rfind(",", 0, vm.start()), text.rfind(";", 0, vm.start()), *conj])
     if bound > 0 and subj:
         local = _clean(text[bound + 1:vm.start()])
@@ -284,7 +293,7 @@ def _verb_clause(text: str, y: str, pos: int, entity: str | None,
     if verb.split()[-1] in ("became", "made", "won", "received", "signed", "joined", "reached",
                             "agreed", "decided", "confirmed", "found", "named", "voted",
                             "raised", "ordered", "acquired", "bought", "sold", "announced",
-                            "introduced", "broke") and not obj:
+                            "introduced", "broke", "moved") and not obj:
         return None  # "became" what? the action needs its object
     if not good_subject(subj):
         return None

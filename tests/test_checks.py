@@ -99,7 +99,11 @@ def test_conjunction_checks() -> None:
             "pattern": "conjunction", "spans": spans}
     assert item["question"] == ("Who directed a 2012 supernatural horror film and a 2014 "
                                 "American supernatural horror film and is an American director?")
-    assert check(item, detail={"clues": clues}) == []
+    # Two blind reviews rejected exactly this item: every clue is true of many people.
+    assert check(item, detail={"clues": clues}) == ["generic_clues"]
+    specific = ["was born in Denver", "grew up in Los Angeles", "is an American director"]
+    assert check({**item, "question": f"Who {join_clues(specific)}?"},
+                 detail={"clues": specific}) == []
     named = clues[:2] + ["directed Doctor Strange"]
     assert "clue_sufficient" in check(item, detail={"clues": named})
     assert "generic_answer" in check({**item, "answer": "American"}, detail={"clues": clues})

@@ -25,7 +25,8 @@ european asian african united states usa us u s uk united kingdom england scotla
 ireland canada australia france germany italy spain netherlands sweden norway denmark finland
 russia china japan india mexico brazil europe asia africa america gwh mw gw mwh kwh km eur usd
 gbp sundays saturdays update applications households construction trams vta ncaa division i
-christmas easter summer winter spring autumn north south east west ceo""".split()) | {
+christmas easter summer winter spring autumn north south east west ceo cbe mbe obe kbe kcsg
+sir dr jr sr""".split()) | {
     "united states", "united kingdom", "new york", "world war ii", "world war i", "division i",
     "ncaa division i", "the film", "film", "album", "band", "company", "city", "council"}
 _PAREN = re.compile(r"\s*\([^()]*\)\s*$")
@@ -96,7 +97,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "24"
+LINK_VERSION = "26"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],

@@ -274,7 +274,7 @@ def no_shortcut(x: CheckInput) -> str | None:
     if x.pattern == "conjunction":
         clues = d.get("clues") or []
         for clue in clues:
-            if named(clue, skip=[x.answer]):
+            if _pins(clue, x.answer):
                 return "clue_sufficient"  # a named work/organisation pins the answer alone
         if not clues and named(x.question, skip=[x.answer]):
             return "clue_sufficient"
@@ -300,7 +300,12 @@ QUANTITY_KINDS: dict[str, str] = {}
 for _kind, _nouns in {
     "revenue": "gross grossed grosses revenue revenues sales box office turnover earnings",
     "pay": "salary salaries pay paid fee fees wage wages earned earn",
-    "cost": "cost costs budget price bid spent spending investment",
+    # A budget, a bid and an investment are not the same amount of anything: comparing a
+    # contract's bid with the project's budget is part against whole (blind review).
+    "cost": "cost costs price spent spending",
+    "budget": "budget budgets",
+    "bid": "bid bids tender",
+    "investment": "investment investments",
     "funding": "funding fund grant loan",
     "damage": "damage damages",
     "population": "population residents inhabitants people",
@@ -449,7 +454,25 @@ def conjunction(x: CheckInput) -> str | None:
         return "too_few_clues"
     if len(x.spans) < 3:
         return "too_few_clues"
+    if clues is not None and sum(map(_specific, clues)) < 2:
+        # "is an American director", "directed a 2012 supernatural horror film": true of
+        # many people, so the clues together need not single out the answer (rejected in
+        # two blind reviews). At least two clues must name something particular.
+        return "generic_clues"
     return None
+
+
+def _pins(clue: str, answer: str) -> bool:
+    """A clue that names a work, an organisation or a person pins its subject alone
+    ("directed Doctor Strange"); a place ("was born in Denver") narrows it down only."""
+    return any(not re.search(r"\b(?:in|at|from|near)\s+(?:the\s+)?$", clue[:clue.find(n)])
+               for n in named(clue, skip=[answer]) if n in clue)
+
+
+def _specific(clue: str) -> bool:
+    """A clue naming a particular person, place or organisation (not a nationality)."""
+    return any(w[:1].isupper() and normalize_answer(w) not in _NATIONALITY | _COUNTRIES
+               for w in re.findall(r"[\w'’-]+", clue))
 
 
 MECHANICAL = (("self_contained", self_contained), ("not_verbatim", not_verbatim),

@@ -174,13 +174,14 @@ def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[i
     return out
 
 
-def applicable(buckets: list[Bucket], cfg: SampleConfig) -> list[Pattern]:
+def applicable(buckets: list[Bucket], cfg: SampleConfig,
+               conn: dict[str, dict[str, list[ClaimRef]]] | None = None) -> list[Pattern]:
     """Patterns with at least one *connected* candidate: temporal = dated claims of
     ``hops`` documents whose events name one entity; comparison = quantities with one unit
     and kind in ``hops`` documents; causal = a claim whose stated effect names an entity
     that a claim of another document describes; conjunction = one entity reached from >= 3
-    documents."""
-    conn = connections(buckets)
+    documents. ``conn``: ``connections(buckets)`` when the caller has it already."""
+    conn = connections(buckets) if conn is None else conn
     need = max(cfg.hops, cfg.min_buckets)
     out: list[Pattern] = []
     if any(sum(bool(_dated(cs, e)) for cs in per.values()) >= need
@@ -207,10 +208,10 @@ def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
     return {b.label: b for b in buckets}
 
 
-def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int,
-                  rng: random.Random) -> list[Pick] | None:
+def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: random.Random,
+                  conn: dict[str, dict[str, list[ClaimRef]]] | None = None) -> list[Pick] | None:
     """One connected candidate: an entity first, then one claim per document through it."""
-    conn = connections(buckets)
+    conn = connections(buckets) if conn is None else conn
     lab = _by_label(buckets)
 
     def name_of(c: ClaimRef, e: str) -> str:
@@ -280,18 +281,19 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     if len(eligible) < cfg.min_buckets:
         return None
     buckets = [b.model_copy(update={"label": f"doc{i}"}) for i, b in enumerate(eligible, 1)]
-    patterns = applicable(buckets, cfg)
+    conn = connections(buckets)  # built once per draw: sampling's main cost
+    patterns = applicable(buckets, cfg, conn)
     if not patterns:
         return None
     pattern = rng.choice(patterns)
     picks = choose_claims(pattern, buckets, cfg.hops if pattern != "conjunction"
-                          else max(3, cfg.hops), rng)
+                          else max(3, cfg.hops), rng, conn)
     if not picks:
         return None
     used = {p.bucket for p in picks}
     # Up to cfg.docs documents: the picks' own, then others that MENTION the same entity
     # (an LLM generator sees more connected claims, never unrelated ones).
-    shared = {norm(p.entity) for p in picks if p.entity} & set(connections(buckets))
+    shared = {norm(p.entity) for p in picks if p.entity} & set(conn)
     for b in buckets:
         if len(used) >= cfg.docs:
             break

@@ -137,9 +137,13 @@ def test_wording_names_events_in_own_words() -> None:
     assert quantity_name("Brennholt Infrastruktur won the contract with a bid of 171 million "
                          "euros.", "171 million euros", "Brennholt Infrastruktur") == (
         "the bid of Brennholt Infrastruktur")
-    long = "one two three four five six seven eight nine ten"
-    short = compress(long, long)
-    assert short is not None and copied_run(short, [long]) is None
+    long = "Solvane opened its first production line in the Sandvik industrial area"
+    short = compress(long, long)  # cut before "in": the complement, not the noun
+    assert short == "Solvane opened its first production line" and not copied_run(short, [long])
+    # A cut inside a noun phrase leaves a fragment: no phrase at all.
+    cell = "Solvane Energy announced its second-generation sodium-ion cell"
+    assert compress(cell, cell) is None
+    assert copied_run("Solvane Energy announced its second-generation sodium-ion", [cell])
 
 
 def test_reader_is_the_baseline_reader() -> None:

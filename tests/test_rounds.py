@@ -158,6 +158,13 @@ def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -
         "all(x IN collect(substring(v.text, c.start, c.end - c.start) = c.span) WHERE x) AS ok "
         "RETURN min(docs) AS min_docs, all(o IN collect(ok) WHERE o) AS spans_ok")
     assert rows[0]["min_docs"] >= 2 and rows[0]["spans_ok"] is True
+    # The Browser's item_path query shows, for each item, the entity its claims share.
+    paths = store.query("explore/item_path", item_id=None)
+    linked = {p["item"] for p in paths}
+    temporal = {r["id"] for r in store.read(
+        "MATCH (:Round {t: 1})-[:CONTAINS]->(i:QAItem {pattern: 'temporal'}) RETURN i.id AS id")}
+    assert temporal and temporal <= linked
+    assert all(p["claim"] != p["other_claim"] and p["entity"] for p in paths)
     # Same seed, same graphs, same θ: byte-identical items apart from the round number.
     again = new_round(store, seed=1, generator=RuleGenerator())
     new_round(store, seed=2, generator=RuleGenerator())

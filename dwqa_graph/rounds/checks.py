@@ -99,7 +99,8 @@ def self_contained(x: CheckInput) -> str | None:
 
 # -- not verbatim --------------------------------------------------------------------------
 def words(text: str) -> list[str]:
-    return normalize_answer(text.replace("’", "'")).split()
+    # A search engine reads "second-generation" as two words: so does the verbatim check.
+    return normalize_answer(re.sub(r"[-–—/]", " ", text.replace("’", "'"))).split()
 
 
 def shingles(text: str, n: int = VERBATIM_RUN) -> set[tuple[str, ...]]:

@@ -339,6 +339,11 @@ _TRAILING = frozenset("of the a an in on at to for from by since and or with as 
                       "their than about after before into over under".split())
 
 
+#: Words a phrase may be cut before: what follows them is a complement, not the head.
+_CUT_AT = frozenset("in on at to for from by with after before during when while which who "
+                    "that as and but since until near into over under through".split())
+
+
 def compress(phrase: str, source: str) -> str | None:
     """Drop trailing words until no run of VERBATIM_RUN words is copied from ``source``
     and the phrase does not end on a function word."""
@@ -348,8 +353,11 @@ def compress(phrase: str, source: str) -> str | None:
         while words and words[-1].lower() in _TRAILING:
             words = words[:-1]
         if len(words) >= 2 and not copied_run(" ".join(words), [source], VERBATIM_RUN):
-            if len(words) < full and phrase.split()[len(words)].lower() in ("of", "'s"):
-                return None  # "uncovered rows" (of oak piles): a cut noun phrase
+            if len(words) < full and phrase.split()[len(words)].lower().strip(",") \
+                    not in _CUT_AT:
+                # "uncovered rows" (of oak piles), "announced its second-generation"
+                # (sodium-ion cell): a cut inside a noun phrase leaves a fragment.
+                return None
             return " ".join(words)
         words = words[:-1]
     return None

@@ -209,3 +209,36 @@ def test_aliases_and_causes() -> None:
     # A cut object never ends on a bare figure ("a seed round of 4.5" lost its unit).
     assert event_clause("In 2018 Solvane raised a seed round of 4.5 million euros from "
                         "investors.", 2018, "Solvane", None) == "Solvane raised a seed round"
+
+
+def test_one_quantity_measured_twice_is_told_apart_by_its_period() -> None:
+    from dwqa_graph.rounds.generate import RuleGenerator
+    from dwqa_graph.rounds.sampling import Bucket, ClaimRef, Pick, Sample
+
+    feb = ("The Valmora Riverside Tramway carried an average of 21,300 passengers per weekday "
+           "in February 2024, the Valmora Transit Authority announced.")
+    first = ("The Valmora Riverside Tramway carried an average of 18,500 passengers per "
+             "weekday between 18 September and 15 October 2023.")
+    assert quantity_name(feb, "21,300 passengers", None) == (
+        "the average weekday ridership of the Valmora Riverside Tramway")
+    # Positive controls: what carried them is not the opening name, or it is a forecast.
+    assert quantity_name("Bus line 7 still runs, and it carried about 6,000 passengers per "
+                         "day.", "6,000 passengers", None) is None
+    assert quantity_name("The VTA expects the tramway to carry 20,000 passengers per day.",
+                         "20,000 passengers", None) is None
+
+    def pick(label: str, text: str, value: float, raw: str) -> Pick:
+        return Pick(bucket=label, document_id=label, version_id=label, value=value,
+                    unit="passengers", raw=raw, claim=ClaimRef(id=label, text=text))
+
+    picks = [pick("doc1", feb, 21300, "21,300 passengers"),
+             pick("doc2", first, 18500, "18,500 passengers")]
+    buckets = [Bucket(document_id=p.bucket, url="http://x", version_id=p.bucket, label=p.bucket,
+                      claims=[p.claim]) for p in picks]
+    gen = RuleGenerator()
+    for r in range(4):  # both operations, both orders
+        qa = gen.generate(Sample(query_id="q", r=r, attempt=0, pattern="comparison",
+                                 buckets=buckets, picks=picks))
+        assert "in February 2024" in qa.question and "between 18 September" in qa.question
+        assert qa.answer in ("2,800 passengers", "The average weekday ridership of the "
+                             "Valmora Riverside Tramway in February 2024")

@@ -97,7 +97,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "27"
+LINK_VERSION = "29"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],

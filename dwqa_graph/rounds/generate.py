@@ -261,11 +261,20 @@ class RuleGenerator:
             holder = subject_of(p.claim.text, None, _subject_title(titles.get(p.bucket)))
             names.append(quantity_name(p.claim.text, p.raw or "", holder,
                                        _subject_title(titles.get(p.bucket))))
-        if any(n is None for n in names) or len(set(names)) < len(names):
+        if any(n is None for n in names):
             raise GenerationFailed("unnamed_quantity", "no noun names what a figure measures")
+        if len(set(names)) < len(names):
+            # One quantity measured twice ("the average weekday ridership of the tramway"):
+            # the claims' own periods tell the two apart, or nothing does.
+            when = [_WHEN.search(p.claim.text) for p in picks]
+            if not all(when) or len({w.group(0) for w in when if w}) < len(when):
+                raise GenerationFailed("unnamed_quantity", "two figures with one name")
+            names = [f"{n} {w.group(0)}" for n, w in zip(names, when, strict=True) if w]
         nm = [str(n) for n in names]
         kinds = {quantity_kind(n) for n in nm}
-        if len(kinds) != 1 or None in kinds:
+        periods = {tuple(re.findall(r"\b(?:daily|weekday|weekly|monthly|annual)\b", n))
+                   for n in nm}
+        if len(kinds) != 1 or None in kinds or len(periods) != 1:  # per weekday vs per day
             raise GenerationFailed("incomparable_quantities", ", ".join(nm))
         detail = {"values": values, "unit": unit, "units": [p.unit for p in picks],
                   "raw": [p.raw for p in picks], "names": nm}
@@ -342,6 +351,9 @@ _ORIGIN = re.compile(r"\b(?:(?:was|were) born|founded|formed|established|began|s
                      r"created|incorporated|debuted|launched|approved)\b", re.IGNORECASE)
 _END = re.compile(r"\b(?:died|broke up|disbanded|dissolved|closed|ended|demolished|retired)\b",
                   re.IGNORECASE)
+
+
+_WHEN = re.compile(r"\b(?:in|during|between|from)\s+(?:[\w ]{0,30}?)\b(?:1[5-9]|20)\d\d\b")
 
 
 def _forced_order(events: list[str], years: list[int]) -> bool:

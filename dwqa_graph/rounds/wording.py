@@ -374,6 +374,12 @@ _QUANTITY_NOUN = re.compile(
     r"almost |up to |over |more than |some )?$", re.I)
 
 
+_RATE = re.compile(r"^[\d.,]+\s+(?:passengers|riders|journeys|trips|visitors)\s+(?:a|per)\s+"
+                   r"(?P<per>day|weekday|week|month|year)\b", re.I)
+_PERIOD = {"day": "daily", "weekday": "weekday", "week": "weekly", "month": "monthly",
+           "year": "annual"}
+
+
 def quantity_name(text: str, raw: str, holder: str | None,
                   fallback: str | None = None) -> str | None:
     """"the <noun> of <holder>" for the figure ``raw`` in ``text`` (the noun that names what
@@ -383,9 +389,19 @@ def quantity_name(text: str, raw: str, holder: str | None,
         return None
     window = text[max(0, pos - 80):pos]
     m = _QUANTITY_NOUN.search(window)
-    if not m:
+    rate = _RATE.match(text[pos:])
+    carrier = re.match(r"^(?P<h>(?:The\s+)?(?:[A-Z][\w'’-]*\s){1,5})carried\b", text)
+    if m:
+        noun = m.group("noun").lower()
+    elif rate and carrier:
+        # "The Valmora Riverside Tramway carried an average of 21,300 passengers per weekday":
+        # the opening name is what carried them (not "Bus line 7 ... it carried", not a
+        # forecast "expects the tramway to carry").
+        noun = ("average " if re.search(r"\baverage\s+of\s+$", window) else "") + \
+            f"{_PERIOD[rate.group('per').lower()]} ridership"
+        holder = carrier.group("h").strip()
+    else:
         return None
-    noun = m.group("noun").lower()
     if holder and noun.split()[-1] in holder.lower().split():
         holder = fallback  # "The population was 449": the population of the title subject
     if not holder:

@@ -210,3 +210,23 @@ def test_collision_stats_rejects_bad_input() -> None:
         collision_stats({"g": []}, None, 0.1)
     with pytest.raises(ValueError, match="1.5"):
         collision_stats({"g": [{1}]}, None, 1.5)
+
+
+def test_rounds_on_the_same_evidence_are_counted_once_with_weights() -> None:
+    """Grouped input (each distinct evidence once, pairs weighted) gives the statistics of
+    every pair of rounds spelled out: what lets `round collisions` handle 1,000+ rounds."""
+    from dwqa_graph.rounds.collisions import graph_stats
+
+    ks = [10, 10, 10, 14, 14]  # rounds 0-2 on evidence A, 3-4 on B; |A ∩ B| = 6
+    full = {(u, v): (10 if v < 3 else 6 if u < 3 else 14) for u in range(5)
+            for v in range(u + 1, 5)}
+    grouped = {(0, 0): 10, (3, 3): 14, (0, 3): 6}
+    weights = {(0, 0): 3, (3, 3): 1, (0, 3): 6}
+    a = graph_stats(ks, full, 0.05)
+    b = graph_stats(ks, grouped, 0.05, weights=weights)
+    assert a.pairwise_bound == pytest.approx(b.pairwise_bound)
+    assert (a.j_max, a.bound, a.k_min) == (b.j_max, b.bound, b.k_min)
+    # Positive control: without the weights the grouped pairs undercount.
+    c = graph_stats(ks, grouped, 0.05)
+    assert c.pairwise_bound is not None and b.pairwise_bound is not None
+    assert c.pairwise_bound < b.pairwise_bound

@@ -250,10 +250,14 @@ class CollisionStats(BaseModel):
 
 def graph_stats(k_per_round: Sequence[int], overlaps: dict[tuple[int, int], int], delta: float,
                 *, drawn: Sequence[Hashable] | None = None, trials: int = 0, seed: int = 0,
-                pools: list[set[Hashable]] | None = None) -> CollisionStats:
+                pools: list[set[Hashable]] | None = None,
+                weights: dict[tuple[int, int], int] | None = None) -> CollisionStats:
     """``CollisionStats`` from pool sizes and pairwise overlaps (``(u, v) -> |C_u ∩ C_v|``
-    for round indexes u < v). ``trials > 0`` adds a Monte-Carlo estimate: on ``pools`` when
-    the sets are known, else on constant-overlap pools of the same (t, K_min, J_max)."""
+    for round indexes u < v). ``weights``: how many round pairs each key stands for, when
+    rounds with the same evidence are given once (``(u, u)`` = pairs within u's group):
+    hundreds of rounds then cost what their few distinct evidence sets cost. ``trials > 0``
+    adds a Monte-Carlo estimate: on ``pools`` when the sets are known, else on
+    constant-overlap pools of the same (t, K_min, J_max)."""
     _check_delta(delta)
     t, sizes = len(k_per_round), list(k_per_round)
     k_min = min(sizes, default=0)
@@ -261,7 +265,8 @@ def graph_stats(k_per_round: Sequence[int], overlaps: dict[tuple[int, int], int]
     bound = pairwise = simulated = None
     if k_min > 0:
         bound = _simple_bound(t, k_min, j_max)
-        pairwise = min(1.0, sum(j / (sizes[u] * sizes[v]) for (u, v), j in overlaps.items()))
+        pairwise = min(1.0, sum((weights or {}).get((u, v), 1) * j / (sizes[u] * sizes[v])
+                                for (u, v), j in overlaps.items()))
         if trials > 0:
             simulated = (simulate(pools, trials=trials, seed=seed) if pools is not None
                          else simulate(t=t, k=k_min, j=min(j_max, k_min), trials=trials,

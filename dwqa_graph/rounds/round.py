@@ -372,29 +372,39 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     rounds = sorted(rounds or [r["t"] for r in list_rounds(store) if r["status"] == "complete"])
     if len(rounds) < 2:
         raise UsageError("collision statistics need at least two rounds")
-    snaps: dict[str, dict[int, set[str]]] = {}
+    snaps: dict[str, dict[int, frozenset[str]]] = {}
     for row in store.query("rounds/snapshots", rounds=rounds):
-        snaps.setdefault(row["query_id"], {})[row["t"]] = set(row["versions"])
-    entries: list[dict[str, Any]] = []
-    for q, per in snaps.items():
-        for t_, vs in per.items():
-            entries.append({"query_id": f"{q}|{t_}", "versions": sorted(vs)})
-        for i, u in enumerate(rounds):
-            for v in rounds[i + 1:]:
-                if u in per and v in per:
-                    entries.append({"query_id": f"{q}|{u}|{v}",
-                                    "versions": sorted(per[u] & per[v])})
-    sizes = pool_sizes(store, entries)
+        snaps.setdefault(row["query_id"], {})[row["t"]] = frozenset(row["versions"])
+    # K depends only on the evidence (the set of document versions), and consecutive rounds
+    # mostly share it: count each distinct set and each pair of distinct sets once, not
+    # every pair of rounds (quadratic: 800 rounds ran out of memory).
+    distinct = {vs for per in snaps.values() for vs in per.values()}
+    groups = {q: list(dict.fromkeys(per[r] for r in rounds if r in per))
+              for q, per in snaps.items()}
+    sets = distinct | {a & b for gs in groups.values() for i, a in enumerate(gs)
+                       for b in gs[i + 1:]}
+    keys = {vs: str(n) for n, vs in enumerate(sorted(sets, key=sorted))}
+    sizes = pool_sizes(store, [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets])
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_claims", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])
     graphs = {}
     for q, per in sorted(snaps.items()):
         present = [r for r in rounds if r in per]
-        overlaps = {(i, j): sizes[f"{q}|{u}|{v}"] for i, u in enumerate(present)
-                    for j, v in enumerate(present) if i < j}
-        graphs[q] = graph_stats([sizes[f"{q}|{r}"] for r in present], overlaps, delta,
-                                drawn=drawn.get(q), trials=trials)
+        rep = {vs: present.index(next(r for r in present if per[r] == vs)) for vs in groups[q]}
+        count = {vs: sum(per[r] == vs for r in present) for vs in groups[q]}
+        overlaps: dict[tuple[int, int], int] = {}
+        weights: dict[tuple[int, int], int] = {}
+        for i, a in enumerate(groups[q]):
+            if count[a] > 1:  # rounds on the same evidence: J = K
+                overlaps[rep[a], rep[a]] = sizes[keys[a]]
+                weights[rep[a], rep[a]] = count[a] * (count[a] - 1) // 2
+            for b in groups[q][i + 1:]:
+                key = (min(rep[a], rep[b]), max(rep[a], rep[b]))
+                overlaps[key] = sizes[keys[a & b]]
+                weights[key] = count[a] * count[b]
+        graphs[q] = graph_stats([sizes[keys[per[r]]] for r in present], overlaps, delta,
+                                drawn=drawn.get(q), trials=trials, weights=weights)
     return {"rounds": rounds, "delta": delta,
             "graphs": {q: g.model_dump() for q, g in graphs.items()},
             "aggregate": aggregate(graphs, delta)}

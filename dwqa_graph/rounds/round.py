@@ -29,7 +29,14 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.sampling import Sample, SampleConfig, SeedGraph, graph_seed, sample
-from dwqa_graph.rounds.verify import judge, recompute_problem, structural_problems
+from dwqa_graph.rounds.verify import (
+    NOT_RUN,
+    closed_book,
+    closed_book_prompt,
+    judge,
+    recompute_problem,
+    structural_problems,
+)
 
 WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapshot",
                "rounds/quality")
@@ -74,6 +81,8 @@ class RoundReport(BaseModel):
     check_pass_rates: dict[str, float] = Field(
         default_factory=dict, description="Share of checked candidates each check passed.")
     checks_seconds: float = Field(0.0, description="Time spent in the rubric checks.")
+    closed_book: str | None = Field(
+        None, description="The model the closed-book check asked (None: not run).")
 
 
 #: Seed graphs per evidence query; batches run on two threads, so the server works on one
@@ -81,17 +90,22 @@ class RoundReport(BaseModel):
 EVIDENCE_BATCH = 100
 
 
-def load_graphs(store: Store, t: int, dataset: str | None = None,
-                ids: list[str] | None = None) -> list[SeedGraph]:
+def _id_batches(store: Store, dataset: str | None, ids: list[str] | None) -> list[list[str]]:
     if ids is None:
         ids = [r["id"] for r in store.query("rounds/graph_ids", dataset=dataset)]
-    batches = [ids[i:i + EVIDENCE_BATCH] for i in range(0, len(ids), EVIDENCE_BATCH)]
+    return [ids[i:i + EVIDENCE_BATCH] for i in range(0, len(ids), EVIDENCE_BATCH)]
 
-    def load(batch: list[str]) -> list[dict[str, Any]]:
-        return store.query("rounds/evidence", t=t, dataset=None, ids=batch)
 
+def _load_batch(store: Store, t: int, batch: list[str]) -> list[SeedGraph]:
+    return [SeedGraph(**row) for row in store.query("rounds/evidence", t=t, dataset=None,
+                                                     ids=batch)]
+
+
+def load_graphs(store: Store, t: int, dataset: str | None = None,
+                ids: list[str] | None = None) -> list[SeedGraph]:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return [SeedGraph(**row) for rows in pool.map(load, batches) for row in rows]
+        return [g for graphs in pool.map(lambda b: _load_batch(store, t, b),
+                                         _id_batches(store, dataset, ids)) for g in graphs]
 
 
 def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> dict[str, Any]:
@@ -102,21 +116,33 @@ def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> d
                       "pattern": qa.pattern, "hops": qa.hops, "generator": qa.generator,
                       "theta_hash": th, "r": str(s.r), "attempt": s.attempt,
                       "detail": json.dumps(qa.detail, sort_keys=True),
-                      "checks": qa.checks}}
+                      "checks": qa.checks,
+                      "closed_book": "pass" if "closed_book" in qa.checks else NOT_RUN}}
+
+
+class _Tally:
+    """What the batches of one round count together (one event loop: no locking needed)."""
+
+    def __init__(self) -> None:
+        self.rejected: Counter[str] = Counter()
+        self.check_failed: Counter[str] = Counter()
+        self.check_passed: Counter[str] = Counter()
+        self.attempts = 0
+        self.sampling_s = self.checks_s = 0.0
 
 
 async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round_seed: int,
-               judge_llm: LLM | None, report: RoundReport,
+               judge_llm: LLM | None, tally: _Tally,
                load_texts: Callable[[list[str]], dict[str, str]] | None = None,
+               probe: LLM | None = None,
                ) -> tuple[list[tuple[Sample, QACandidate]], dict[str, list[str]]]:
-    """Attempt waves: every graph still without an item draws again (attempt + 1)."""
-    rejected: Counter[str] = Counter()
-    check_failed: Counter[str] = Counter()
-    check_passed: Counter[str] = Counter()
+    """Attempt waves over one batch of graphs: every graph still without an item draws again
+    (attempt + 1). A graph's draws, candidates and verdicts depend on that graph alone, so
+    batches run side by side and give the same items as one batch of all graphs."""
     pending = {g.query_id: g for g in graphs}
     reasons: dict[str, list[str]] = {g.query_id: [] for g in graphs}
     done: list[tuple[Sample, QACandidate]] = []
-    sampling_s = checks_s = 0.0
+    closed_prompt = closed_book_prompt() if probe is not None else None
     for attempt in range(cfg.attempts):
         if not pending:
             break
@@ -128,21 +154,22 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
                 reasons[qid].append("no_applicable_pattern")
             else:
                 drawn.append(s)
-        sampling_s += time.perf_counter() - t0
-        report.attempts += len(drawn)
+        tally.sampling_s += time.perf_counter() - t0
+        tally.attempts += len(drawn)
         results = await asyncio.gather(*(gen.agenerate(s) for s in drawn),
                                        return_exceptions=True)
         checks: list[tuple[Sample, QACandidate, list[str]] | None] = []
         # Page texts (for the not-verbatim check) only for the versions candidates use: the
-        # evidence query does not carry every page of every graph.
+        # evidence query does not carry every page of every graph. Read on a thread, so the
+        # other batches' model calls go on meanwhile.
         wanted = sorted({b.version_id for s, res in zip(drawn, results, strict=True)
                          if isinstance(res, QACandidate) for b in s.buckets
                          if b.document_id in {u.document_id for u in res.used_claims}})
-        texts = load_texts(wanted) if load_texts and wanted else {}
+        texts = await asyncio.to_thread(load_texts, wanted) if load_texts and wanted else {}
         for s, res in zip(drawn, results, strict=True):
             if isinstance(res, GenerationFailed):
                 reasons[s.query_id].append(res.reason)
-                rejected[res.reason] += 1
+                tally.rejected[res.reason] += 1
                 checks.append(None)
                 continue
             if isinstance(res, BaseException):
@@ -152,37 +179,91 @@ async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round
             problems += [again] if again else []
             tc = time.perf_counter()
             results_ = run_checks(check_input(res, s, texts))
-            checks_s += time.perf_counter() - tc
+            tally.checks_s += time.perf_counter() - tc
             for r in results_:
-                (check_failed if not r.ok else check_passed)[r.check] += 1
+                (tally.check_failed if not r.ok else tally.check_passed)[r.check] += 1
             problems = list(dict.fromkeys(problems + failures(results_)))
             res.checks = [r.check for r in results_ if r.ok]
             checks.append((s, res, problems))
-        if judge_llm is not None:
-            verdicts = await asyncio.gather(*(
-                judge(judge_llm, c[1], {p.claim.id: p.claim.text for p in c[0].picks})
-                if c and not c[2] else asyncio.sleep(0, result=None) for c in checks))
-            for c, v in zip(checks, verdicts, strict=True):
-                if c and v:
-                    c[2].append(v)
+        # The model-backed checks, only for candidates every mechanical check passed, side
+        # by side: the judge over the spans and the closed-book probe without them.
+        ready = [c for c in checks if c and not c[2]]
+        verdicts, outcomes = await asyncio.gather(
+            asyncio.gather(*(judge(judge_llm, qa, {p.claim.id: p.claim.text for p in s.picks})
+                             for s, qa, _ in ready)) if judge_llm is not None else _none(),
+            asyncio.gather(*(closed_book(probe, qa, closed_prompt) for _, qa, _ in ready))
+            if probe is not None else _none())
+        none: list[str | None] = [None] * len(ready)
+        for (_, _, problems), v in zip(ready, verdicts or none, strict=True):
+            if v:
+                problems.append(v)
+        for (_, qa, problems), o in zip(ready, outcomes or none, strict=True):
+            if o is None:  # no model: not run
+                continue
+            if o == "pass":
+                tally.check_passed["closed_book"] += 1
+                qa.checks.append("closed_book")
+            elif o == "fail":
+                tally.check_failed["closed_book"] += 1
+                problems.append("closed_book")
+            else:  # no reply: unverified, like a judge that failed
+                problems.append("closed_book_failed")
         for c in checks:
             if c is None:
                 continue
             s, qa, problems = c
             if problems:
                 reasons[s.query_id] += problems
-                rejected.update(problems)
+                tally.rejected.update(problems)
                 continue
             done.append((s, qa))
             pending.pop(s.query_id, None)
-    report.rejected_by_reason = dict(sorted(rejected.items()))
-    report.check_rejections = {c: check_failed[c] for c in CHECKS if c in check_failed or
-                               c in check_passed}
-    report.check_pass_rates = {c: round(check_passed[c] / (check_passed[c] + check_failed[c]),
-                                        4) for c in report.check_rejections}
-    report.checks_seconds = round(checks_s, 3)
-    report.sampling_ms_per_graph = round(1000 * sampling_s / max(len(graphs), 1), 3)
     return done, {q: reasons[q] for q in pending}
+
+
+async def _none() -> None:
+    return None
+
+
+async def _pipeline(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
+                    gen: Generator, round_seed: int, judge_llm: LLM | None,
+                    probe: LLM | None, report: RoundReport,
+                    load_texts: Callable[[list[str]], dict[str, str]] | None = None,
+                    ) -> tuple[list[SeedGraph], list[tuple[Sample, QACandidate]],
+                               dict[str, list[str]]]:
+    """Load the evidence in batches (two threads) and start each batch's generation as soon
+    as its evidence arrives, so the model works while later batches load. Results are put
+    back in graph order: the same items, reasons and counts as one batch after the other."""
+    started = time.perf_counter()
+    batches = await asyncio.to_thread(_id_batches, store, dataset, None)
+    loop = asyncio.get_running_loop()
+    tally = _Tally()
+    graphs: list[SeedGraph] = []
+    tasks = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        loads = [loop.run_in_executor(pool, _load_batch, store, t, b) for b in batches]
+        for load in loads:
+            batch = await load
+            graphs += batch
+            tasks.append(asyncio.create_task(_run(batch, cfg, gen, round_seed, judge_llm,
+                                                  tally, load_texts, probe)))
+        evidence_s = time.perf_counter() - started
+        outs = await asyncio.gather(*tasks)
+    order = {g.query_id: n for n, g in enumerate(graphs)}
+    done = sorted((x for d, _ in outs for x in d), key=lambda x: order[x[0].query_id])
+    failed = {q: r for _, f in outs for q, r in sorted(f.items(), key=lambda x: order[x[0]])}
+    report.graphs = len(graphs)
+    report.evidence_ms_per_graph = round(1000 * evidence_s / max(len(graphs), 1), 3)
+    report.attempts = tally.attempts
+    report.rejected_by_reason = dict(sorted(tally.rejected.items()))
+    report.check_rejections = {c: tally.check_failed[c] for c in CHECKS
+                               if c in tally.check_failed or c in tally.check_passed}
+    report.check_pass_rates = {
+        c: round(tally.check_passed[c] / (tally.check_passed[c] + tally.check_failed[c]), 4)
+        for c in report.check_rejections}
+    report.checks_seconds = round(tally.checks_s, 3)
+    report.sampling_ms_per_graph = round(1000 * tally.sampling_s / max(len(graphs), 1), 3)
+    return graphs, done, failed
 
 
 # -- round numbers and the write guard -------------------------------------------------------
@@ -245,23 +326,25 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
 def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generator: Generator,
                         cfg: SampleConfig, dataset: str | None, judge_llm: LLM | None,
                         started: float) -> RoundReport:
+    # The closed-book check asks the round's model (the judge's, else the generator's)
+    # each candidate without evidence; a round without a model records it as not run.
+    gen_llm = getattr(generator, "llm", None)
+    probe = judge_llm or (gen_llm if isinstance(gen_llm, LLM) else None)
     theta = {**generator.theta(), "sampling": cfg.model_dump(mode="json"),
              "judge": judge_llm.identity if judge_llm else None}
+    if probe is not None:  # only then: θ of rounds without a model stays as it was
+        theta["closed_book"] = {"model": probe.identity, "prompt": closed_book_prompt().hash}
     th = theta_hash(theta)
-    report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th)
-    t0 = time.perf_counter()
+    report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th,
+                         closed_book=probe.id if probe else None)
     link_entities(store)  # claims extracted since the last round join the entity layer
-    graphs = load_graphs(store, t, dataset)
-    report.graphs = len(graphs)
-    report.evidence_ms_per_graph = round(1000 * (time.perf_counter() - t0) / max(len(graphs), 1),
-                                         3)
     t0 = time.perf_counter()
 
     def load_texts(ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
 
-    done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report,
-                                    load_texts))
+    graphs, done, failed = asyncio.run(_pipeline(store, t, dataset, cfg, generator, seed,
+                                                 judge_llm, probe, report, load_texts))
     report.generation_seconds = round(time.perf_counter() - t0, 3)
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),
@@ -294,7 +377,8 @@ def _quality(report: RoundReport) -> dict[str, Any]:
             "patterns": report.patterns, "rejected_by_reason": report.rejected_by_reason,
             "no_item_reasons": report.no_item_reasons,
             "check_rejections": report.check_rejections,
-            "check_pass_rates": report.check_pass_rates, "attempts": report.attempts}
+            "check_pass_rates": report.check_pass_rates, "attempts": report.attempts,
+            "closed_book": report.closed_book}
 
 
 def list_rounds(store: Store) -> list[dict[str, Any]]:

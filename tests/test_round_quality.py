@@ -200,8 +200,11 @@ def test_report_shows_the_rounds_quality(store: Store, tmp_path: Path) -> None:
     assert '<a href="#quality">' in render_report(data, tmp_path / "a").index_html.read_text()
     for check in rep.check_rejections:
         assert f"<td>{check}</td>" in html and _cell(q, check) in html
+    rejected, no_item = html.split("NO_ITEM seed graphs by reason")
     for reason, n in rep.no_item_reasons.items():
-        assert f"<td>{reason}</td>" in html
+        assert f"<tr><td>{reason}</td><td>{n}</td></tr>" in no_item
+    for reason, n in rep.rejected_by_reason.items():
+        assert f"<tr><td>{reason}</td><td>{n}</td></tr>" in rejected
     assert f"<td>{rep.graphs}</td><td>{rep.items}</td><td>{rep.no_item}</td>" in html
     assert f"{100 * rep.coverage:.1f}%" in html and "not run" in html
     # report.json carries the same numbers

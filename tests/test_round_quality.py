@@ -227,3 +227,58 @@ def test_report_shows_the_rounds_quality(store: Store, tmp_path: Path) -> None:
     assert _cell(q, "self_contained") in html2  # the first round's column is still there
     assert f"<th>round {bad.round}</th>" in html2
 
+
+
+# -- the pipelined round: same items however the graphs are batched and interleaved ----------
+def _items(store: Store, t: int) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if k != "round"} for r in export_rows(store, t)]
+
+
+def test_batching_does_not_change_the_round(store: Store,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from dwqa_graph.rounds import round as round_mod
+
+    ingest(store, [HOTPOT])
+    extract_claims(store, extractor="rule")
+    default = new_round(store, seed=7, generator=RuleGenerator())
+    # one seed graph per evidence batch: every graph's chain starts at a different time
+    monkeypatch.setattr(round_mod, "FIRST_BATCHES", (1, 2))
+    monkeypatch.setattr(round_mod, "EVIDENCE_BATCH", 3)
+    assert [len(b) for b in round_mod._id_batches(store, None, None)][:4] == [1, 2, 3, 3]
+    small = new_round(store, seed=7, generator=RuleGenerator())
+    assert default.items > 0 and _items(store, default.round) == _items(store, small.round)
+    for k in ("rejected_by_reason", "check_rejections", "check_pass_rates", "no_item_reasons",
+              "attempts", "patterns", "theta_hash"):
+        assert getattr(default, k) == getattr(small, k), k
+    # positive control: another round seed gives other items
+    other = new_round(store, seed=8, generator=RuleGenerator())
+    assert _items(store, other.round) != _items(store, default.round)
+
+
+def test_gate_limits_and_orders_model_calls() -> None:
+    from dwqa_graph.rounds.round import _Gate
+
+    async def main() -> tuple[list[str], int, int | None]:
+        gate, order, busy, peak = _Gate(2), [], [0], [0]
+
+        async def call(priority: int, name: str) -> None:
+            async with gate.slot(priority):
+                busy[0] += 1
+                peak[0] = max(peak[0], busy[0])
+                order.append(name)
+                await asyncio.sleep(0.01)
+                busy[0] -= 1
+
+        running = [asyncio.create_task(call(0, f"first{i}")) for i in range(2)]
+        await asyncio.sleep(0)  # both hold a slot now; the rest wait
+        waiting = [asyncio.create_task(call(p, n)) for p, n in
+                   ((0, "draw-a"), (-2, "redraw"), (0, "draw-b"), (-1, "check"))]
+        doomed = asyncio.create_task(call(-5, "cancelled"))
+        await asyncio.sleep(0)
+        doomed.cancel()  # a cancelled waiter gives up its place, not a slot
+        await asyncio.gather(*running, *waiting)
+        return order, peak[0], gate.free
+
+    order, peak, free = asyncio.run(main())
+    assert order == ["first0", "first1", "redraw", "check", "draw-a", "draw-b"]
+    assert peak == 2 and free == 2

@@ -38,7 +38,7 @@ from dwqa_graph.llm import LLM
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.generate import LLMGenerator, QACandidate, RuleGenerator
 from dwqa_graph.rounds.round import load_graphs, new_round
-from dwqa_graph.rounds.sampling import Sample
+from dwqa_graph.rounds.sampling import Sample, SampleConfig, graph_seed, sample
 
 from ._server import start_bench_server, stop_bench_server
 
@@ -147,8 +147,16 @@ def main() -> None:
             link_s = time.perf_counter() - t0
             load_graphs(store, 1)  # warm the query plan; the first plan is not the round's
             t0 = time.perf_counter()
-            load_graphs(store, 1)  # the evidence query alone (in a round it overlaps the rest)
+            graphs = load_graphs(store, 1)  # the evidence query alone (a round overlaps it)
             evidence_ms = 1000 * (time.perf_counter() - t0) / args.graphs
+            # The draws alone: in a round they share the interpreter with the evidence
+            # decoding of later batches, which inflates their timer.
+            cfg = SampleConfig()
+            t0 = time.perf_counter()
+            for g in graphs:
+                for attempt in range(2):
+                    sample(g, cfg, graph_seed(1, g.query_id), attempt)
+            draws_ms = 1000 * (time.perf_counter() - t0) / (2 * len(graphs))
             report = new_round(store, seed=1, generator=RuleGenerator())
             llm_report = None
             if not args.rule_only:
@@ -159,7 +167,7 @@ def main() -> None:
             store.wipe()
     finally:
         stop_bench_server(settings, started)
-    per_graph = evidence_ms + report.sampling_ms_per_graph
+    per_graph = evidence_ms + draws_ms * report.attempts / max(report.graphs, 1)
     print(f"{args.graphs} seed graphs x {args.docs} documents x {args.claims} claims")
     print(f"rule round: {report.items} items ({report.no_item} without), "
           f"{report.seconds:.2f} s end to end (target <= 30 s)")
@@ -168,7 +176,9 @@ def main() -> None:
           f"{100 * report.checks_seconds / max(report.seconds, 1e-9):.1f}% of the rule round; "
           f"rejections {report.check_rejections}; patterns {report.patterns}")
     print(f"sampling per seed graph: {per_graph:.2f} ms = evidence query {evidence_ms:.2f} ms "
-          f"+ draws {report.sampling_ms_per_graph:.2f} ms (target <= 10 ms)")
+          f"+ {report.attempts / max(report.graphs, 1):.2f} draws x {draws_ms:.2f} ms "
+          f"(target <= 10 ms; draws timed inside the round: "
+          f"{report.sampling_ms_per_graph:.2f} ms per graph)")
     if llm_report is None:
         return
     calls = llm_report.llm.calls if llm_report.llm else 0

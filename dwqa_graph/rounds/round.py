@@ -188,12 +188,15 @@ class _Gate:
 
 
 def _model_gate(gen: Generator, judge_llm: LLM | None, probe: LLM | None) -> _Gate:
-    """The gate sized to the LLM layer's own limit, so its semaphore never holds a queue
-    (the order is decided here); no model: no gate."""
+    """The gate sized a little above the LLM layer's own limit: the order is decided here,
+    and the few calls admitted beyond the limit wait at the LLM's semaphore, which is
+    released as soon as a reply arrives -- so the model never idles while a finished call
+    parses its reply and runs the checks. No model: no gate."""
     llms = [x for x in (getattr(gen, "llm", None), judge_llm, probe) if isinstance(x, LLM)]
     if not llms:
         return _Gate(None)
-    return _Gate(min(int(getattr(x, "_concurrency", 4)) for x in llms))
+    n = min(int(getattr(x, "_concurrency", 4)) for x in llms)
+    return _Gate(n + max(2, n // 4))
 
 
 class _Texts:

@@ -4,7 +4,11 @@ tests/data/llm_replay.json holds the exact prompts LLMGenerator (prompts v2) sen
 seed 11 over the shared HotpotQA sample and the replies a capable model wrote to them; a
 loopback OpenAI-compatible server (tests/replay_llm.py) answers by sha256 of the messages.
 The round is rerun here end to end (ingest, claims, entity layer, sampling, the real HTTP
-client, the rubric checks) and must send exactly the recorded prompts."""
+client, the rubric checks) and must send exactly the recorded prompts.
+
+The generator's model is also the round's closed-book probe: tests/data/llm_replay_closed_book
+.json holds the question-only prompts (prompts/closed_book_check.md) sent for the candidates
+that pass every mechanical check, with the replies a capable model gives from memory."""
 
 from __future__ import annotations
 
@@ -23,16 +27,18 @@ from .conftest import DATA, HOTPOT
 from .replay_llm import prompt_hash, replay
 
 FIXTURE = json.loads((DATA / "llm_replay.json").read_text())
+CLOSED_BOOK = json.loads((DATA / "llm_replay_closed_book.json").read_text())
 
 
 def test_fixture_is_keyed_by_prompt_hash() -> None:
-    for key, prompt in FIXTURE["prompts"].items():
-        assert prompt_hash([{"role": "user", "content": prompt}]) == key
-    assert FIXTURE["replies"].keys() == FIXTURE["prompts"].keys()
+    for fixture in (FIXTURE, CLOSED_BOOK):
+        for key, prompt in fixture["prompts"].items():
+            assert prompt_hash([{"role": "user", "content": prompt}]) == key
+        assert fixture["replies"].keys() == fixture["prompts"].keys()
 
 
 def run(store: Store, tmp: Path, name: str) -> tuple[list[dict], int, dict]:
-    with replay(FIXTURE["replies"]) as srv:
+    with replay({**FIXTURE["replies"], **CLOSED_BOOK["replies"]}) as srv:
         llm = LLM(OpenAICompatChat(base_url=srv.url, model="replay"),
                   cache_path=tmp / f"{name}.sqlite")
         report = new_round(store, seed=11, generator=LLMGenerator(llm),
@@ -48,15 +54,22 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
     ingest(store, [HOTPOT])
     extract_claims(store, extractor="rule")
     first, served, report = run(store, tmp_path, "a")
-    assert served == len(FIXTURE["prompts"]) == 4
-    # Four seed graphs of the sample have a connected candidate for seed 11; every reply
-    # passes the rubric checks.
-    assert report["rejected_by_reason"] == {}
-    assert report["items"] == 4 and report["patterns"] == {"temporal": 4}
-    assert all(set(r["checks"]) >= {"self_contained", "not_verbatim", "solvable",
-                                    "no_shortcut", "coherent", "date_roles"} for r in first)
-    again, _, _ = run(store, tmp_path, "b")
-    assert again == first  # same seed, same replies, same items
-    questions = {r["question"] for r in first}
-    assert ("How many years after the release of James Cameron's action film True Lies did "
-            "Arnold Schwarzenegger appear in Peter Hyams's End of Days?") in questions
+    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 10 + 7
+    # Three prompts the model answered with [] (no stated causal chain): NO_ITEM, counted.
+    # The other seven candidates pass every mechanical check -- and the model answers every
+    # one of them from memory (HotpotQA asks about Wikipedia's best-known facts), so the
+    # closed-book check rejects all seven.
+    mechanical = {"self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
+                  "date_roles", "conjunction"}
+    assert all(report["check_rejections"][c] == 0 for c in mechanical)
+    assert report["check_rejections"]["closed_book"] == 7
+    assert report["rejected_by_reason"] == {"llm_no_item": 3, "closed_book": 7}
+    assert report["items"] == 0 and first == []
+    again, _, report2 = run(store, tmp_path, "b")
+    assert again == first  # same seed, same replies, same verdicts
+    for k in ("rejected_by_reason", "check_rejections", "no_item_reasons", "attempts"):
+        assert report2[k] == report[k]
+    # the closed-book prompts served were exactly the recorded ones: these questions came out
+    questions = {p.split("Question: ")[1].split("\n")[0] for p in CLOSED_BOOK["prompts"].values()}
+    assert ("How many years after True Lies came out did Arnold Schwarzenegger star in End "
+            "of Days?") in questions

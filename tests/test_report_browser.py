@@ -19,6 +19,7 @@ from dwqa_graph.report.models import (
     ExampleItem,
     Provenance,
     ReportData,
+    RoundQuality,
     RunRow,
 )
 from dwqa_graph.report.render import render_report
@@ -87,6 +88,14 @@ def rich_data() -> ReportData:
                                  claims=["The levee opened in 2019.",
                                          "The tramway opened on 14 September 2023."],
                                  urls=["http://127.0.0.1:8765/levee.html"])],
+        "quality": [RoundQuality(t=t, generator="rule", graphs=50, items=40, no_item=10,
+                                 coverage=0.8, attempts=70 + t, patterns={"temporal": 40},
+                                 check_rejections={"self_contained": t, "not_verbatim": 2},
+                                 check_pass_rates={"self_contained": 0.95,
+                                                   "not_verbatim": 0.97},
+                                 rejected_by_reason={"quoted_passage": t, "copied_run": 2},
+                                 no_item_reasons={"no_applicable_pattern": 10})
+                    for t in (1, 2, 3)],
     })
 
 

@@ -262,9 +262,10 @@ def test_llm_generator_with_scripted_model(store: Store, tmp_path: Path) -> None
             [AIMessage(json.dumps(r) if not isinstance(r, str) else r) for r in replies]))
         return LLM(model, cache_path=tmp_path / f"cache{next(caches)}.sqlite")
 
-    ok = new_round(store, seed=3, generator=LLMGenerator(llm(good)), cfg=cfg)
+    # the generator's model is also asked the question without evidence (closed-book check)
+    ok = new_round(store, seed=3, generator=LLMGenerator(llm(good, "I don't know")), cfg=cfg)
     assert (ok.items, ok.rejected_by_reason) == (1, {}), ok
-    assert ok.llm is not None and ok.llm.calls == 1
+    assert ok.llm is not None and ok.llm.calls == 2
     bad = new_round(store, seed=3, generator=LLMGenerator(llm(leaky)), cfg=cfg)
     assert bad.items == 0 and bad.rejected_by_reason == {"mentions_documents": 1}
     assert bad.check_rejections["self_contained"] == 1

@@ -115,6 +115,8 @@ def round_show(settings: Settings, t: int, as_json: bool) -> None:
                 click.echo(f"{c:<14} {n:>8}  {q['check_pass_rates'].get(c, 0):.1%}")
             click.echo(f"rejections by reason: {q.get('rejected_by_reason')}")
             click.echo(f"NO_ITEM reasons: {q.get('no_item_reasons')}")
+            click.echo("closed-book check: " + (f"asked {q['closed_book']}" if q.get("closed_book")
+                                                else "not run (no model for the round)"))
         for ex in info["examples"]:
             click.echo(f"- [{ex['pattern']}] {ex['question']} -> {ex['answer']}")
 

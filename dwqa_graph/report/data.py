@@ -24,6 +24,7 @@ from dwqa_graph.report.models import (
     MacroScore,
     Provenance,
     ReportData,
+    RoundQuality,
     RunRow,
     ScorePoint,
     StaticScore,
@@ -106,6 +107,31 @@ def _examples(store: Store, rounds: list[dict[str, Any]], k: int = EXAMPLES) -> 
             for r in picked]
 
 
+def _quality(store: Store, rounds: list[dict[str, Any]]) -> list[RoundQuality]:
+    """Per written round, oldest first: the rubric checks' counts stored with it."""
+    stored = {r["t"]: r["quality"] for r in store.query("rounds/quality_list")}
+    out = []
+    for r in sorted(rounds, key=lambda r: r["t"]):
+        graphs = int(r["items"]) + int(r["no_item"])
+        base = {"t": r["t"], "generator": r["generator"], "graphs": graphs,
+                "items": r["items"], "no_item": r["no_item"],
+                "coverage": round(r["items"] / graphs, 4) if graphs else 0.0}
+        raw = stored.get(r["t"])
+        if not raw:
+            out.append(RoundQuality(**base, recorded=False))
+            continue
+        q = json.loads(raw)
+        # The counts come from the graph (items and NO_ITEM nodes), the rest as recorded.
+        out.append(RoundQuality(**base, attempts=q.get("attempts", 0),
+                                patterns=q.get("patterns", {}),
+                                check_rejections=q.get("check_rejections", {}),
+                                check_pass_rates=q.get("check_pass_rates", {}),
+                                rejected_by_reason=q.get("rejected_by_reason", {}),
+                                no_item_reasons=q.get("no_item_reasons", {}),
+                                closed_book=q.get("closed_book")))
+    return out
+
+
 def _package_version() -> str:
     try:
         return version("dwqa-graph")
@@ -121,7 +147,8 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
                        created_at=r["created_at"], n=r["n"], errors=r["errors"] or 0,
                        status=r["status"], failure=r["failure"], shown=r["id"] in shown)
                 for r in list_runs(store)]
-    round_rows = [r for r in list_rounds(store) if r["items"]]
+    all_rounds = list_rounds(store)
+    round_rows = [r for r in all_rounds if r["items"]]
     rounds = [r["t"] for r in round_rows]
     coll: dict[str, Any] | None = (collisions(store, rounds, trials=collision_trials)
                                    if len(rounds) >= 2 else None)
@@ -137,6 +164,8 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
                                scorer=r.scorer, epsilon=r.epsilon, static=r.static,
                                dynamic=r.dynamic) for r in list_leaktests(store)],
         collisions=json.loads(json.dumps(coll, default=str)) if coll else None,
+        # every written round, with items or not (a round with none is a quality finding)
+        quality=_quality(store, [r for r in all_rounds if r["status"] == "complete"]),
         # One bar per (dataset, agent or model checked): the subject is part of the label.
         contamination=[ContaminationCount(dataset=" · ".join(x for x in (c["dataset"],
                                                                           c["subject"]) if x),

@@ -114,6 +114,29 @@ class ExampleItem(_Model):
     urls: list[str]  # the pages those claims were read from
 
 
+class RoundQuality(_Model):
+    """One round's item quality, as ``new_round`` stored it on the Round (``Round.quality``):
+    what the rubric checks (rounds/checks.py) did to every candidate the round tried.
+
+    ``recorded`` is False for a round written before the checks existed: only its counts."""
+
+    t: int
+    generator: str | None = None
+    recorded: bool = True
+    graphs: int
+    items: int
+    no_item: int
+    coverage: float  # items / graphs
+    attempts: int = 0  # candidates tried (every attempt of every seed graph)
+    patterns: dict[str, int] = {}
+    check_rejections: dict[str, int] = {}  # check -> candidates it rejected
+    check_pass_rates: dict[str, float] = {}  # check -> share of the candidates it checked
+    rejected_by_reason: dict[str, int] = {}  # every rejection reason, structural ones too
+    no_item_reasons: dict[str, int] = {}  # reason -> seed graphs left without an item by it
+    #: The model asked each candidate without evidence (None: the probe did not run).
+    closed_book: str | None = None
+
+
 class Provenance(_Model):
     """How the data shown was made."""
 
@@ -165,6 +188,7 @@ class ReportData(_Model):
     leaktests: list[LeakSummary] = []
     collisions: dict[str, Any] | None = None  # exactly what rounds.collisions() returns
     contamination: list[ContaminationCount] = []
+    quality: list[RoundQuality] = []  # per round, oldest first
 
     @field_validator("collisions")
     @classmethod

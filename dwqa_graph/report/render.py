@@ -42,6 +42,7 @@ from dwqa_graph.report.models import (
     ContaminationCount,
     ReportData,
     ReportFiles,
+    RoundQuality,
 )
 from dwqa_graph.rounds.collisions import collision_bound
 
@@ -64,6 +65,7 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
 DPI = 100
 MAX_LEGEND = 24  # legend entries before "… and N more" (the tables list everything)
 MAX_GRAPH_ROWS = 50  # per-graph collision rows in the HTML (report.json keeps all)
+MAX_QUALITY_ROUNDS = 8  # newest rounds given a column in the quality tables (JSON: all)
 LABEL_CHARS = 40  # plot labels longer than this are shortened with "…"
 KNOWN_KINDS = ("runtime", "pretraining", "paraphrase")
 NO_DATA = "no data yet"  # a plot section without data
@@ -720,11 +722,76 @@ def _contamination_tables(rows: Sequence[ContaminationCount]) -> str:
     return _table(["dataset", "kind", "flagged", "checked", "share", "by reason"], body)
 
 
+_QUALITY_EXPLAIN = (
+    "Every candidate a round generates passes the item rubric as mechanical checks before it "
+    "is stored (<code>rounds/checks.py</code>): <b>self_contained</b> (no quotes, blanks, "
+    "numbered statements or references to the sources), <b>not_verbatim</b> (no run of 8+ "
+    "words copied from the evidence), <b>solvable</b> from the spans, <b>no_shortcut</b> "
+    "(no single span suffices), <b>coherent</b> (a shared subject or a stated cause; "
+    "comparable quantities), <b>date_roles</b>, <b>conjunction</b>, and <b>closed_book</b> "
+    "(a model asked without evidence must not answer it; runs only when the round has a "
+    "model). <b>Rejected</b> counts the candidates a check failed; the <b>pass rate</b> is "
+    "over the candidates it checked. A seed graph whose every attempt failed gets no item "
+    "(<b>NO_ITEM</b>), listed with the reasons of its attempts; <b>coverage</b> is items / "
+    "seed graphs.")
+
+
+def _rate(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _by_round(rounds: Sequence[RoundQuality], field: str, first: str) -> str:
+    """A table with one row per key of the dict ``field`` and one column per round."""
+    keys = sorted({k for q in rounds for k in getattr(q, field)})
+    if not keys:
+        return '<p class="muted">none</p>'
+    rows = [(k, *(_num(getattr(q, field).get(k, 0)) if q.recorded else "—" for q in rounds))
+            for k in keys]
+    return _table([first, *(f"round {q.t}" for q in rounds)], rows)
+
+
+def _quality_html(data: ReportData) -> str:
+    if not data.quality:
+        return f'<p class="nodata">{_e(NONE_YET)}: no round written.</p>'
+    rounds = data.quality[-MAX_QUALITY_ROUNDS:]
+    note = (f" (the newest {len(rounds)} of {len(data.quality)}; all in report.json)"
+            if len(rounds) < len(data.quality) else "")
+    summary = [(q.t, q.generator or "—", q.graphs, q.items, q.no_item, _rate(q.coverage),
+                q.attempts if q.recorded else "not recorded",
+                ", ".join(f"{k} {v}" for k, v in sorted(q.patterns.items())) or "—",
+                (f"ran ({q.closed_book})" if q.closed_book else "not run")
+                if q.recorded else "—") for q in data.quality]
+    out = f'<p class="explain">{_QUALITY_EXPLAIN}</p>' + _table(
+        ["round t", "generator", "seed graphs", "items", "NO_ITEM", "coverage",
+         "candidates tried", "patterns", "closed-book check"], summary)
+    checks = sorted({c for q in rounds for c in q.check_rejections},
+                    key=lambda c: (_CHECK_ORDER.index(c) if c in _CHECK_ORDER else 99, c))
+    if checks:
+        rows = [(c, *(f"{q.check_rejections[c]} rejected · {_rate(q.check_pass_rates.get(c))} "
+                      "pass" if c in q.check_rejections else "not run" for q in rounds))
+                for c in checks]
+        out += f"<h3>Rubric checks per round{_e(note)}</h3>" + _table(
+            ["check", *(f"round {q.t}" for q in rounds)], rows)
+    else:
+        out += '<p class="muted">No round recorded rubric-check counts.</p>'
+    out += (f"<h3>Rejected candidates by reason{_e(note)}</h3>"
+            + _by_round(rounds, "rejected_by_reason", "reason"))
+    out += (f"<h3>NO_ITEM seed graphs by reason{_e(note)}</h3>"
+            + _by_round(rounds, "no_item_reasons", "reason"))
+    return out
+
+
+#: Table order of the checks: as rounds/checks.py runs them.
+_CHECK_ORDER = ("self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
+                "date_roles", "conjunction", "closed_book")
+
+
 #: Sections without a plot: (id, title, renderer), placed after the plot section named.
 _EXTRA: dict[str, list[tuple[str, str]]] = {
     "start": [("runs", "Runs shown and agent errors")],
     "scores": [("breakdowns", "Breakdowns of the shown runs"),
-               ("examples", "Example items and their provenance")],
+               ("examples", "Example items and their provenance"),
+               ("quality", "Item quality per round")],
     "contamination": [("provenance", "Provenance")],
 }
 
@@ -737,7 +804,8 @@ def _html(data: ReportData, drawn: set[str]) -> str:
         "contamination": _contamination_tables(data.contamination),
     }
     extra_html = {"runs": _runs_html(data), "breakdowns": _breakdown_html(data),
-                  "examples": _examples_html(data), "provenance": _provenance_html(data)}
+                  "examples": _examples_html(data), "quality": _quality_html(data),
+                  "provenance": _provenance_html(data)}
 
     def extra(after: str) -> list[str]:
         return [f'<section id="{sid}"><h2>{_e(title)}</h2>{extra_html[sid]}</section>'

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import json
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -29,7 +31,16 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.sampling import Sample, SampleConfig, SeedGraph, graph_seed, sample
-from dwqa_graph.rounds.verify import judge, recompute_problem, structural_problems
+from dwqa_graph.rounds.verify import (
+    NOT_RUN,
+    closed_book,
+    closed_book_prompt,
+    judge,
+    recompute_problem,
+    structural_problems,
+)
+
+T = TypeVar("T")
 
 WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapshot",
                "rounds/quality")
@@ -64,34 +75,51 @@ class RoundReport(BaseModel):
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     no_item_reasons: dict[str, int] = Field(default_factory=dict)
     attempts: int = 0
-    sampling_ms_per_graph: float = Field(0.0, description="Seeded draws only.")
+    sampling_ms_per_graph: float = Field(0.0, description="Seeded draws only (CPU time).")
     evidence_ms_per_graph: float = Field(0.0, description="The Cypher evidence query.")
-    generation_seconds: float = Field(0.0, description="Generation + verification waves.")
+    generation_seconds: float = Field(
+        0.0, description="Evidence load, generation and verification (overlapped).")
     seconds: float = 0.0
     llm: LLMStats | None = None
     check_rejections: dict[str, int] = Field(
         default_factory=dict, description="Candidates each rubric check rejected.")
     check_pass_rates: dict[str, float] = Field(
         default_factory=dict, description="Share of checked candidates each check passed.")
-    checks_seconds: float = Field(0.0, description="Time spent in the rubric checks.")
+    checks_seconds: float = Field(0.0, description="Time spent in the rubric checks (CPU).")
+    closed_book: str | None = Field(
+        None, description="The model the closed-book check asked (None: not run).")
 
 
 #: Seed graphs per evidence query; batches run on two threads, so the server works on one
-#: batch while the client decodes the other.
+#: batch while the client decodes the other. The first batches are smaller: a round's
+#: generation starts as soon as the first batch is in, while the rest loads.
 EVIDENCE_BATCH = 100
+FIRST_BATCHES = (25, 50)
+
+
+def _id_batches(store: Store, dataset: str | None, ids: list[str] | None) -> list[list[str]]:
+    if ids is None:
+        ids = [r["id"] for r in store.query("rounds/graph_ids", dataset=dataset)]
+    batches: list[list[str]] = []
+    i = 0
+    for size in itertools.chain(FIRST_BATCHES, itertools.repeat(EVIDENCE_BATCH)):
+        if i >= len(ids):
+            return batches
+        batches.append(ids[i:i + size])
+        i += size
+    return batches  # not reached: the sizes repeat for ever
+
+
+def _load_batch(store: Store, t: int, batch: list[str]) -> list[SeedGraph]:
+    return [SeedGraph(**row) for row in store.query("rounds/evidence", t=t, dataset=None,
+                                                     ids=batch)]
 
 
 def load_graphs(store: Store, t: int, dataset: str | None = None,
                 ids: list[str] | None = None) -> list[SeedGraph]:
-    if ids is None:
-        ids = [r["id"] for r in store.query("rounds/graph_ids", dataset=dataset)]
-    batches = [ids[i:i + EVIDENCE_BATCH] for i in range(0, len(ids), EVIDENCE_BATCH)]
-
-    def load(batch: list[str]) -> list[dict[str, Any]]:
-        return store.query("rounds/evidence", t=t, dataset=None, ids=batch)
-
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return [SeedGraph(**row) for rows in pool.map(load, batches) for row in rows]
+        return [g for graphs in pool.map(lambda b: _load_batch(store, t, b),
+                                         _id_batches(store, dataset, ids)) for g in graphs]
 
 
 def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> dict[str, Any]:
@@ -102,87 +130,230 @@ def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> d
                       "pattern": qa.pattern, "hops": qa.hops, "generator": qa.generator,
                       "theta_hash": th, "r": str(s.r), "attempt": s.attempt,
                       "detail": json.dumps(qa.detail, sort_keys=True),
-                      "checks": qa.checks}}
+                      "checks": qa.checks,
+                      "closed_book": "pass" if "closed_book" in qa.checks else NOT_RUN}}
 
 
-async def _run(graphs: list[SeedGraph], cfg: SampleConfig, gen: Generator, round_seed: int,
-               judge_llm: LLM | None, report: RoundReport,
-               load_texts: Callable[[list[str]], dict[str, str]] | None = None,
-               ) -> tuple[list[tuple[Sample, QACandidate]], dict[str, list[str]]]:
-    """Attempt waves: every graph still without an item draws again (attempt + 1)."""
-    rejected: Counter[str] = Counter()
-    check_failed: Counter[str] = Counter()
-    check_passed: Counter[str] = Counter()
-    pending = {g.query_id: g for g in graphs}
-    reasons: dict[str, list[str]] = {g.query_id: [] for g in graphs}
-    done: list[tuple[Sample, QACandidate]] = []
-    sampling_s = checks_s = 0.0
+class _Tally:
+    """What the seed graphs of one round count together (one event loop: no locking)."""
+
+    def __init__(self) -> None:
+        self.rejected: Counter[str] = Counter()
+        self.check_failed: Counter[str] = Counter()
+        self.check_passed: Counter[str] = Counter()
+        self.attempts = 0
+        self.sampling_s = self.checks_s = 0.0
+
+
+class _Gate:
+    """At most ``n`` model calls in flight (``None``: no limit), the waiting ones started by
+    priority, then arrival. Calls further along a seed graph's chain (a redraw, the checks of
+    a candidate) go first: long chains then run while first draws fill the gaps, instead of
+    all trailing at the end of the round. It only orders the calls, so results are the same.
+    """
+
+    def __init__(self, n: int | None) -> None:
+        self.free = n
+        self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, priority: int) -> AsyncIterator[None]:
+        if self.free is None:
+            yield
+            return
+        if self.free > 0 and not self._heap:
+            self.free -= 1
+        else:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._heap, (priority, next(self._seq), fut))
+            try:
+                await fut  # the slot is handed over by _release
+            except asyncio.CancelledError:
+                if fut.done() and not fut.cancelled():  # handed over, then cancelled
+                    self._release()
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._heap:
+            _, _, fut = heapq.heappop(self._heap)
+            if not fut.done():
+                fut.set_result(None)
+                return
+        assert self.free is not None
+        self.free += 1
+
+
+def _model_gate(gen: Generator, judge_llm: LLM | None, probe: LLM | None) -> _Gate:
+    """The gate sized a little above the LLM layer's own limit: the order is decided here,
+    and the few calls admitted beyond the limit wait at the LLM's semaphore, which is
+    released as soon as a reply arrives -- so the model never idles while a finished call
+    parses its reply and runs the checks. No model: no gate."""
+    llms = [x for x in (getattr(gen, "llm", None), judge_llm, probe) if isinstance(x, LLM)]
+    if not llms:
+        return _Gate(None)
+    n = min(int(getattr(x, "_concurrency", 4)) for x in llms)
+    return _Gate(n + max(2, n // 4))
+
+
+class _Texts:
+    """Page texts for the not-verbatim check, read for the versions candidates use (the
+    evidence query does not carry every page of every graph). Requests made while other
+    candidates are being checked are coalesced into one query, read on a thread."""
+
+    def __init__(self, load: Callable[[list[str]], dict[str, str]] | None) -> None:
+        self.load = load
+        self.pending: dict[str, list[asyncio.Future[str | None]]] = {}
+        self.flushing = False
+
+    async def get(self, ids: list[str]) -> dict[str, str]:
+        if not ids or self.load is None:
+            return {}
+        loop = asyncio.get_running_loop()
+        futs = []
+        for i in ids:
+            futs.append(loop.create_future())
+            self.pending.setdefault(i, []).append(futs[-1])
+        if not self.flushing:
+            self.flushing = True
+            loop.create_task(self._flush())
+        got = await asyncio.gather(*futs)
+        return {i: v for i, v in zip(ids, got, strict=True) if v is not None}
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # the candidates ready now add their versions first
+        batch, self.pending, self.flushing = self.pending, {}, False
+        assert self.load is not None
+        try:
+            texts = await asyncio.to_thread(self.load, sorted(batch))
+        except Exception as exc:  # every waiter sees the store's error
+            for fs in batch.values():
+                for f in fs:
+                    f.set_exception(exc)
+            return
+        for i, fs in batch.items():
+            for f in fs:
+                f.set_result(texts.get(i))
+
+
+async def _chain(g: SeedGraph, cfg: SampleConfig, gen: Generator, round_seed: int,
+                 judge_llm: LLM | None, probe: LLM | None, tally: _Tally, gate: _Gate,
+                 texts: _Texts) -> tuple[tuple[Sample, QACandidate] | None, list[str]]:
+    """One seed graph's attempts: draw, generate, check; the next attempt number until a
+    candidate passes. Everything depends on this graph alone, so graphs run side by side
+    and give the same items as one after the other."""
+    reasons: list[str] = []
+    closed_prompt = closed_book_prompt() if probe is not None else None
     for attempt in range(cfg.attempts):
-        if not pending:
-            break
-        t0 = time.perf_counter()
-        drawn: list[Sample] = []
-        for qid, g in pending.items():
-            s = sample(g, cfg, graph_seed(round_seed, qid), attempt)
-            if s is None:
-                reasons[qid].append("no_applicable_pattern")
-            else:
-                drawn.append(s)
-        sampling_s += time.perf_counter() - t0
-        report.attempts += len(drawn)
-        results = await asyncio.gather(*(gen.agenerate(s) for s in drawn),
-                                       return_exceptions=True)
-        checks: list[tuple[Sample, QACandidate, list[str]] | None] = []
-        # Page texts (for the not-verbatim check) only for the versions candidates use: the
-        # evidence query does not carry every page of every graph.
-        wanted = sorted({b.version_id for s, res in zip(drawn, results, strict=True)
-                         if isinstance(res, QACandidate) for b in s.buckets
-                         if b.document_id in {u.document_id for u in res.used_claims}})
-        texts = load_texts(wanted) if load_texts and wanted else {}
-        for s, res in zip(drawn, results, strict=True):
-            if isinstance(res, GenerationFailed):
-                reasons[s.query_id].append(res.reason)
-                rejected[res.reason] += 1
-                checks.append(None)
-                continue
-            if isinstance(res, BaseException):
-                raise res
-            problems = structural_problems(res, s, min_buckets=cfg.min_buckets)
-            again = recompute_problem(res, s)
-            problems += [again] if again else []
-            tc = time.perf_counter()
-            results_ = run_checks(check_input(res, s, texts))
-            checks_s += time.perf_counter() - tc
-            for r in results_:
-                (check_failed if not r.ok else check_passed)[r.check] += 1
-            problems = list(dict.fromkeys(problems + failures(results_)))
-            res.checks = [r.check for r in results_ if r.ok]
-            checks.append((s, res, problems))
-        if judge_llm is not None:
-            verdicts = await asyncio.gather(*(
-                judge(judge_llm, c[1], {p.claim.id: p.claim.text for p in c[0].picks})
-                if c and not c[2] else asyncio.sleep(0, result=None) for c in checks))
-            for c, v in zip(checks, verdicts, strict=True):
-                if c and v:
-                    c[2].append(v)
-        for c in checks:
-            if c is None:
-                continue
-            s, qa, problems = c
-            if problems:
-                reasons[s.query_id] += problems
-                rejected.update(problems)
-                continue
-            done.append((s, qa))
-            pending.pop(s.query_id, None)
-    report.rejected_by_reason = dict(sorted(rejected.items()))
-    report.check_rejections = {c: check_failed[c] for c in CHECKS if c in check_failed or
-                               c in check_passed}
-    report.check_pass_rates = {c: round(check_passed[c] / (check_passed[c] + check_failed[c]),
-                                        4) for c in report.check_rejections}
-    report.checks_seconds = round(checks_s, 3)
-    report.sampling_ms_per_graph = round(1000 * sampling_s / max(len(graphs), 1), 3)
-    return done, {q: reasons[q] for q in pending}
+        # CPU time of this thread: the evidence batches decoded on other threads meanwhile
+        # would otherwise count as sampling and checking time
+        t0 = time.thread_time()
+        s = sample(g, cfg, graph_seed(round_seed, g.query_id), attempt)
+        tally.sampling_s += time.thread_time() - t0
+        if s is None:
+            reasons.append("no_applicable_pattern")
+            continue
+        tally.attempts += 1
+        try:
+            qa = await _gated(gate, -2 * attempt, gen.agenerate(s))
+        except GenerationFailed as exc:
+            reasons.append(exc.reason)
+            tally.rejected[exc.reason] += 1
+            continue
+        problems = structural_problems(qa, s, min_buckets=cfg.min_buckets)
+        again = recompute_problem(qa, s)
+        problems += [again] if again else []
+        used = {u.document_id for u in qa.used_claims}
+        pages = await texts.get(sorted({b.version_id for b in s.buckets
+                                        if b.document_id in used}))
+        tc = time.thread_time()
+        results = run_checks(check_input(qa, s, pages))
+        tally.checks_s += time.thread_time() - tc
+        for r in results:
+            (tally.check_failed if not r.ok else tally.check_passed)[r.check] += 1
+        problems = list(dict.fromkeys(problems + failures(results)))
+        qa.checks = [r.check for r in results if r.ok]
+        if not problems:
+            # The model-backed checks, only when every mechanical check passed, side by
+            # side: the judge over the spans and the closed-book probe without them.
+            spans = {p.claim.id: p.claim.text for p in s.picks}
+            verdict, outcome = await asyncio.gather(
+                _gated(gate, -2 * attempt - 1, judge(judge_llm, qa, spans))
+                if judge_llm is not None else _none(),
+                _gated(gate, -2 * attempt - 1, closed_book(probe, qa, closed_prompt))
+                if probe is not None else _none())
+            if verdict:
+                problems.append(verdict)
+            if outcome == "pass":
+                tally.check_passed["closed_book"] += 1
+                qa.checks.append("closed_book")
+            elif outcome == "fail":
+                tally.check_failed["closed_book"] += 1
+                problems.append("closed_book")
+            elif outcome == "error":  # no reply: unverified, like a judge that failed
+                problems.append("closed_book_failed")
+        if problems:
+            reasons += problems
+            tally.rejected.update(problems)
+            continue
+        return (s, qa), reasons
+    return None, reasons
+
+
+async def _none() -> None:
+    return None
+
+
+async def _gated(gate: _Gate, priority: int, call: Coroutine[Any, Any, T]) -> T:
+    try:
+        async with gate.slot(priority):
+            return await call
+    finally:
+        call.close()  # a no-op once it ran; cancelled while waiting: never started
+
+
+async def _pipeline(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
+                    gen: Generator, round_seed: int, judge_llm: LLM | None,
+                    probe: LLM | None, report: RoundReport,
+                    load_texts: Callable[[list[str]], dict[str, str]] | None = None,
+                    ) -> tuple[list[SeedGraph], list[tuple[Sample, QACandidate]],
+                               dict[str, list[str]]]:
+    """Load the evidence in batches (two threads) and start each batch's graphs as soon as
+    its evidence arrives, so the model works while later batches load. Results are put in
+    graph order: the same items, reasons and counts as one graph after the other."""
+    started = time.perf_counter()
+    batches = await asyncio.to_thread(_id_batches, store, dataset, None)
+    loop = asyncio.get_running_loop()
+    tally, gate, texts = _Tally(), _model_gate(gen, judge_llm, probe), _Texts(load_texts)
+    graphs: list[SeedGraph] = []
+    tasks = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        loads = [loop.run_in_executor(pool, _load_batch, store, t, b) for b in batches]
+        for load in loads:
+            for g in await load:
+                graphs.append(g)
+                tasks.append(asyncio.create_task(_chain(g, cfg, gen, round_seed, judge_llm,
+                                                        probe, tally, gate, texts)))
+        evidence_s = time.perf_counter() - started
+        outs = await asyncio.gather(*tasks)
+    done = [x for x, _ in outs if x is not None]
+    failed = {g.query_id: r for g, (x, r) in zip(graphs, outs, strict=True) if x is None}
+    report.graphs = len(graphs)
+    report.evidence_ms_per_graph = round(1000 * evidence_s / max(len(graphs), 1), 3)
+    report.attempts = tally.attempts
+    report.rejected_by_reason = dict(sorted(tally.rejected.items()))
+    report.check_rejections = {c: tally.check_failed[c] for c in CHECKS
+                               if c in tally.check_failed or c in tally.check_passed}
+    report.check_pass_rates = {
+        c: round(tally.check_passed[c] / (tally.check_passed[c] + tally.check_failed[c]), 4)
+        for c in report.check_rejections}
+    report.checks_seconds = round(tally.checks_s, 3)
+    report.sampling_ms_per_graph = round(1000 * tally.sampling_s / max(len(graphs), 1), 3)
+    return graphs, done, failed
 
 
 # -- round numbers and the write guard -------------------------------------------------------
@@ -245,23 +416,25 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
 def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generator: Generator,
                         cfg: SampleConfig, dataset: str | None, judge_llm: LLM | None,
                         started: float) -> RoundReport:
+    # The closed-book check asks the round's model (the judge's, else the generator's)
+    # each candidate without evidence; a round without a model records it as not run.
+    gen_llm = getattr(generator, "llm", None)
+    probe = judge_llm or (gen_llm if isinstance(gen_llm, LLM) else None)
     theta = {**generator.theta(), "sampling": cfg.model_dump(mode="json"),
              "judge": judge_llm.identity if judge_llm else None}
+    if probe is not None:  # only then: θ of rounds without a model stays as it was
+        theta["closed_book"] = {"model": probe.identity, "prompt": closed_book_prompt().hash}
     th = theta_hash(theta)
-    report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th)
-    t0 = time.perf_counter()
+    report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th,
+                         closed_book=probe.id if probe else None)
     link_entities(store)  # claims extracted since the last round join the entity layer
-    graphs = load_graphs(store, t, dataset)
-    report.graphs = len(graphs)
-    report.evidence_ms_per_graph = round(1000 * (time.perf_counter() - t0) / max(len(graphs), 1),
-                                         3)
     t0 = time.perf_counter()
 
     def load_texts(ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
 
-    done, failed = asyncio.run(_run(graphs, cfg, generator, seed, judge_llm, report,
-                                    load_texts))
+    graphs, done, failed = asyncio.run(_pipeline(store, t, dataset, cfg, generator, seed,
+                                                 judge_llm, probe, report, load_texts))
     report.generation_seconds = round(time.perf_counter() - t0, 3)
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),
@@ -294,7 +467,8 @@ def _quality(report: RoundReport) -> dict[str, Any]:
             "patterns": report.patterns, "rejected_by_reason": report.rejected_by_reason,
             "no_item_reasons": report.no_item_reasons,
             "check_rejections": report.check_rejections,
-            "check_pass_rates": report.check_pass_rates, "attempts": report.attempts}
+            "check_pass_rates": report.check_pass_rates, "attempts": report.attempts,
+            "closed_book": report.closed_book}
 
 
 def list_rounds(store: Store) -> list[dict[str, Any]]:

@@ -5,18 +5,23 @@ they come from >= min_buckets distinct documents, the answer is not contained in
 question, the question does not point at "the document(s)", "the source(s)", "the text"
 or "according to", and for the rule generator the answer is recomputed from the claims.
 Optionally an LLM judge reads the claims' verbatim spans and must call the pair supported.
+When the round has a model, the closed-book check asks it the question with no evidence
+(prompts/closed_book_check.md): a candidate it answers correctly on its own tests memory,
+not search, and is rejected (``closed_book``).
 Each failure is a short reason key, counted per round.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
+from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
 from dwqa_graph.claims.features import find_numbers
-from dwqa_graph.llm import LLM, LLMFailure, load_prompt
+from dwqa_graph.evaluation.scoring import contains_gold, normalize_answer
+from dwqa_graph.llm import LLM, LLMFailure, Prompt, load_prompt
 from dwqa_graph.rounds.generate import QACandidate, clean, fmt_quantity
 from dwqa_graph.rounds.sampling import Sample
 
@@ -125,3 +130,53 @@ async def judge(llm: LLM, qa: QACandidate, spans: dict[str, str]) -> str | None:
     except LLMFailure:
         return "judge_failed"
     return None if verdict.supported else "judge_unsupported"
+
+
+# -- the closed-book check -------------------------------------------------------------------
+ClosedBook = Literal["pass", "fail", "error"]
+#: On the stored QAItem: "pass", or "not_run" when the round had no model (a "fail" is
+#: never stored: the candidate was rejected, counted under ``closed_book``).
+NOT_RUN = "not_run"
+_IDK = re.compile(r"^\W*(?:i\s+(?:do\s*n[o']?t|cannot|can't)\s+know|unknown|not sure|"
+                  r"no idea|n/?a)\b", re.I)
+_PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:：-]\s*", re.I)
+
+
+def closed_book_prompt() -> Prompt:
+    return load_prompt("closed_book_check")
+
+
+def short_reply(reply: str) -> str:
+    """The reply's first non-empty line, without an "Answer:" prefix, quotes or emphasis."""
+    for line in reply.splitlines():
+        text = _PREFIX.sub("", line).strip().strip("\"'“”‘’*_`").strip()
+        if text:
+            return text
+    return ""
+
+
+def answers_correctly(reply: str, answer: str) -> bool:
+    """The model's closed-book reply gives the item's answer: the answer's normalised words
+    appear in the reply (scoring.contains_gold, as the rule judge matches), or the reply is a
+    shorter form the answer contains that keeps at least half its words ("5" for "5 years").
+    An "I don't know" is never correct. The answer's parenthetical working is ignored."""
+    got = short_reply(reply)
+    if not got or _IDK.match(got):
+        return False
+    gold = re.sub(r"\s*\([^()]*\)", "", answer).strip() or answer
+    if contains_gold(got, [gold]):
+        return True
+    n_got, n_gold = len(normalize_answer(got).split()), len(normalize_answer(gold).split())
+    return n_got > 0 and contains_gold(gold, [got]) and 2 * n_got >= n_gold
+
+
+async def closed_book(llm: LLM, qa: QACandidate, prompt: Prompt | None = None) -> ClosedBook:
+    """Ask ``llm`` the question alone: "fail" when it answers correctly without evidence,
+    "pass" when it does not, "error" when the model gave no reply (after the LLM layer's
+    retries)."""
+    prompt = prompt or closed_book_prompt()
+    try:
+        reply = await llm.acall([HumanMessage(prompt.render(question=qa.question))])
+    except LLMFailure:
+        return "error"
+    return "fail" if answers_correctly(reply, qa.answer) else "pass"

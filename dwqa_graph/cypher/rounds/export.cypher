@@ -8,5 +8,6 @@ WITH r, i, q, collect({claim_id: c.id, claim: c.text, span: c.span, start: c.sta
 RETURN r.t AS round, r.seed AS seed, r.theta_hash AS theta_hash, i.id AS id,
        q.id AS query_id, q.text AS seed_question, i.question AS question, i.answer AS answer,
        i.pattern AS pattern, i.hops AS hops, i.generator AS generator, i.r AS r,
-       i.attempt AS attempt, coalesce(i.checks, []) AS checks, provenance
+       i.attempt AS attempt, coalesce(i.checks, []) AS checks,
+       i.closed_book AS closed_book, provenance
 ORDER BY query_id

@@ -54,16 +54,16 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
     ingest(store, [HOTPOT])
     extract_claims(store, extractor="rule")
     first, served, report = run(store, tmp_path, "a")
-    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 10 + 7
-    # Three prompts the model answered with [] (no stated causal chain): NO_ITEM, counted.
-    # The other seven candidates pass every mechanical check -- and the model answers every
-    # one of them from memory (HotpotQA asks about Wikipedia's best-known facts), so the
-    # closed-book check rejects all seven.
+    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 4 + 4
+    # Four seed graphs of the sample have a connected candidate for seed 11; all four
+    # candidates pass every mechanical check -- and the model answers every one of them from
+    # memory (HotpotQA asks about Wikipedia's best-known facts), so the closed-book check
+    # rejects all four.
     mechanical = {"self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
                   "date_roles", "conjunction"}
     assert all(report["check_rejections"][c] == 0 for c in mechanical)
-    assert report["check_rejections"]["closed_book"] == 7
-    assert report["rejected_by_reason"] == {"llm_no_item": 3, "closed_book": 7}
+    assert report["check_rejections"]["closed_book"] == 4
+    assert report["rejected_by_reason"] == {"closed_book": 4}
     assert report["items"] == 0 and first == []
     again, _, report2 = run(store, tmp_path, "b")
     assert again == first  # same seed, same replies, same verdicts
@@ -71,5 +71,5 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
         assert report2[k] == report[k]
     # the closed-book prompts served were exactly the recorded ones: these questions came out
     questions = {p.split("Question: ")[1].split("\n")[0] for p in CLOSED_BOOK["prompts"].values()}
-    assert ("How many years after True Lies came out did Arnold Schwarzenegger star in End "
-            "of Days?") in questions
+    assert ("How many years after the release of James Cameron's action film True Lies did "
+            "Arnold Schwarzenegger appear in Peter Hyams's End of Days?") in questions

@@ -32,14 +32,9 @@ class ClaimRef(BaseModel):
 
     id: str
     text: str
-    years: list[int] = []
-    dates: list[str] = []
     values: list[float] = Field([], alias="number_values")
     units: list[str] = Field([], alias="number_units")
     raw: list[str] = Field([], alias="number_raw")
-    cause: bool = Field(False, alias="has_cause")
-    cues: list[str] = Field([], alias="cause_cues")
-    entities: list[str] = []
     mentions: list[str] = Field([], description="Non-generic Entity norms (MENTIONS).")
     names: list[str] = Field([], description="The same entities' display names.")
     event_years: list[int] = Field([], description="Years that date an event (entity layer).")

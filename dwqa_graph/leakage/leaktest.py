@@ -135,7 +135,10 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     clean_scores: list[float] = []
     leaked_scores: list[float] = []
     for step in range(rounds):
-        rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset)
+        # Round t+1 steers against (or towards) this run's round t, never a round another run
+        # wrote in between; the first round has no previous one (reproducible on its own).
+        rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset,
+                        previous=round_ts[-1] if round_ts else 0)
         if rep.items == 0:
             raise InputError(f"round {rep.round} has no items: no seed graph gave a verified "
                              "question (ingest, fetch and extract claims first)")

@@ -46,9 +46,10 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--export-leak", "export", type=click.Path(path_type=Path),
               help="Write the leaked rounds as chat fine-tuning JSONL.")
 @click.option("--reuse", "reuse", metavar="SETTING", default="fresh", show_default=True,
-              help="Claim reuse between consecutive rounds: fresh (avoid round t's claims "
-                   "in round t+1, the default sampling), independent, reuse (only round t's "
-                   "claims), reuse:P (on a share P of the seed graphs), or N (only the first "
+              help="Claim reuse between consecutive rounds: fresh (round t+1 never uses round "
+                   "t's claims, the default sampling), avoid (only where the pool forces "
+                   "it), independent, reuse (only round t's claims), reuse:P (on a share P "
+                   "of the seed graphs), or N (only the first "
                    "N documents of each seed graph).")
 @click.option("--reuse-settings", "reuse_settings", metavar="LIST",
               help="Leak-transfer curve: run Leak&Test once per claim-reuse setting (as for "

@@ -6,8 +6,10 @@ gains on a fresh round exactly where that round asks about leaked facts again. T
 experiment varies the reuse and runs the whole Leak&Test protocol at each setting
 (``SampleConfig.reuse``, applied by ``sampling.steer`` to round t+1 with round t's claims):
 
-* ``fresh`` (alias ``all``; the default sampling of ``dwqa round new``): each round avoids
-  the claims round t-1 used while a connected candidate without them is left;
+* ``fresh`` (alias ``all``; the default sampling of ``dwqa round new``): round t+1 never
+  draws a claim round t used; a seed graph without such a candidate sits the round out;
+* ``avoid``: round t+1 avoids round t's claims while a connected candidate without them is
+  left, else repeats (what the pool forces);
 * ``independent``: draws ignore the previous round (connected sampling's independent
   draws; with the few connected candidates a seed graph has, consecutive rounds share many
   claims);
@@ -28,8 +30,8 @@ Per setting it reports
   (``rounds.collisions.graph_stats``): no evidence is refreshed between the experiment's
   rounds, so each graph's pool is the same every round and J_max = K; the mean and the
   worst graph are reported. The bound is for independent uniform draws (``independent``,
-  ``N``); ``fresh`` and ``reuse`` steer the draws on the same pool, so their measured reuse
-  lies below and above what the bound describes (``sampling.steer`` says by how much);
+  ``N``); ``fresh``, ``avoid`` and ``reuse`` steer the draws on the same pool, so their
+  measured reuse lies below and above what the bound describes (``sampling.steer``);
 * the Leak&Test result: mean gap with its two-sided 95% t interval, t, df and p of the
   one-sided test against ε (``leaktest_stats``).
 
@@ -64,7 +66,7 @@ class CurvePoint(BaseModel):
 
     setting: str = Field(description="The setting as given: fresh, independent, reuse, "
                          "reuse:P or a pool size N ('all' is stored as given).")
-    reuse_mode: str = Field("avoid", description="SampleConfig.reuse of the setting.")
+    reuse_mode: str = Field("fresh", description="SampleConfig.reuse of the setting.")
     reuse_share: float = Field(1.0, description="SampleConfig.reuse_share of the setting.")
     pool_docs: int | None
     docs: int
@@ -107,7 +109,7 @@ class ReuseSetting(BaseModel):
     """One point of the curve as sampling runs it."""
 
     label: str
-    reuse: Literal["avoid", "allow", "prefer"] = "avoid"
+    reuse: Literal["fresh", "avoid", "allow", "prefer"] = "fresh"
     share: float = 1.0
     pool_docs: int | None = None
 
@@ -119,6 +121,8 @@ def parse_settings(text: str) -> list[ReuseSetting]:
         mode, _, share = part.partition(":")
         if part in ("fresh", "all"):
             out.append(ReuseSetting(label=part))
+        elif part == "avoid":
+            out.append(ReuseSetting(label=part, reuse="avoid"))
         elif part == "independent":
             out.append(ReuseSetting(label=part, reuse="allow"))
         elif mode == "reuse" and (not share or _share(share) is not None):
@@ -127,8 +131,9 @@ def parse_settings(text: str) -> list[ReuseSetting]:
         elif part.isdigit() and int(part) >= 2:
             out.append(ReuseSetting(label=part, reuse="allow", pool_docs=int(part)))
         else:
-            raise UsageError(f"reuse setting {part!r}: use fresh (or all), independent, reuse, "
-                             "reuse:P with 0 < P <= 1, or a pool size N >= 2 "
+            raise UsageError(f"reuse setting {part!r}: use fresh (or all), avoid, "
+                             "independent, reuse, reuse:P with 0 < P <= 1, or a pool size "
+                             "N >= 2 "
                              "(e.g. fresh,independent,reuse:0.5,reuse)")
     if not out:
         raise UsageError("no reuse settings given")

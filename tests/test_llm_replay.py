@@ -42,7 +42,8 @@ def run(store: Store, tmp: Path, name: str) -> tuple[list[dict], int, dict]:
         llm = LLM(OpenAICompatChat(base_url=srv.url, model="replay"),
                   cache_path=tmp / f"{name}.sqlite")
         report = new_round(store, seed=11, generator=LLMGenerator(llm),
-                           cfg=SampleConfig(attempts=1), dataset="dev-distractor-sample")
+                           cfg=SampleConfig(attempts=1), dataset="dev-distractor-sample",
+                           previous=0)  # both runs as round 1 (no previous round to avoid)
         assert srv.missing == {}, "a prompt changed: re-record tests/data/llm_replay.json"
         served = srv.served
     rows = [{k: r[k] for k in ("query_id", "question", "answer", "pattern", "checks")}

@@ -165,9 +165,10 @@ def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -
         "MATCH (:Round {t: 1})-[:CONTAINS]->(i:QAItem {pattern: 'temporal'}) RETURN i.id AS id")}
     assert temporal and temporal <= linked
     assert all(p["claim"] != p["other_claim"] and p["entity"] for p in paths)
-    # Same seed, same graphs, same θ: byte-identical items apart from the round number.
-    again = new_round(store, seed=1, generator=RuleGenerator())
-    new_round(store, seed=2, generator=RuleGenerator())
+    # Same seed, same graphs, same θ: byte-identical items apart from the round number
+    # (previous=0: no previous round's claims to avoid, as for round 1; tests/test_reuse.py).
+    again = new_round(store, seed=1, generator=RuleGenerator(), previous=0)
+    new_round(store, seed=2, generator=RuleGenerator(), previous=0)
     out = {t: tmp_path / f"r{t}.jsonl" for t in (1, 2, 3)}
     for t, path in out.items():
         export_round(store, t, path)
@@ -239,7 +240,7 @@ def test_pool_size_counted_in_cypher_matches_enumeration(corpus: Store) -> None:
 def test_llm_generator_with_scripted_model(store: Store, tmp_path: Path) -> None:
     dicaprio(store)
     [graph] = load_graphs_linked(store)
-    cfg = SampleConfig(attempts=1, patterns=("temporal",))
+    cfg = SampleConfig(attempts=1, patterns=("temporal",), reuse="allow")  # same draw each
     s = sample(graph, cfg, graph_seed(3, graph.query_id), 0)
     assert s is not None and len(s.buckets) == 3  # all three mention Leonardo DiCaprio
     probe = LLMGenerator(LLM(GenericFakeChatModel(messages=iter([])),

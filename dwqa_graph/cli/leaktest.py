@@ -19,6 +19,7 @@ from dwqa_graph.cli.evalopts import (
     opened_agent,
 )
 from dwqa_graph.config import Settings
+from dwqa_graph.errors import UsageError
 from dwqa_graph.registry import AGENTS, SCORERS
 from dwqa_graph.rounds.generate import RuleGenerator
 from dwqa_graph.rounds.sampling import SampleConfig
@@ -44,11 +45,16 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--hops", type=int, default=2, show_default=True)
 @click.option("--export-leak", "export", type=click.Path(path_type=Path),
               help="Write the leaked rounds as chat fine-tuning JSONL.")
+@click.option("--reuse", "reuse", metavar="SETTING", default="fresh", show_default=True,
+              help="Claim reuse between consecutive rounds: fresh (round t+1 never uses round "
+                   "t's claims, the default sampling), avoid (only where the pool forces "
+                   "it), independent, reuse (only round t's claims), reuse:P (on a share P "
+                   "of the seed graphs), or N (only the first "
+                   "N documents of each seed graph).")
 @click.option("--reuse-settings", "reuse_settings", metavar="LIST",
-              help="Leak-transfer curve: run Leak&Test once per claim-reuse setting, e.g. "
-                   "all,6,4,2 ('all': default sampling; N: only the first N documents of each "
-                   "seed graph, so rounds reuse claims); reports measured reuse, the "
-                   "collision bound and the gap test per setting.")
+              help="Leak-transfer curve: run Leak&Test once per claim-reuse setting (as for "
+                   "--reuse), e.g. fresh,independent,reuse:0.5,reuse; reports measured "
+                   "reuse, the collision bound and the gap test per setting.")
 @concurrency_option
 @json_option
 @click.pass_obj
@@ -56,18 +62,25 @@ from dwqa_graph.rounds.sampling import SampleConfig
 def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
                  epsilon: float, alpha: float, static_name: str | None, scorer: str,
                  seed: int, dataset: str | None, docs: int, hops: int, export: Path | None,
-                 reuse_settings: str | None, concurrency: int, as_json: bool) -> None:
+                 reuse: str, reuse_settings: str | None, concurrency: int,
+                 as_json: bool) -> None:
     """Leak&Test: leak round t into M_leak, score both on fresh round t+1; test the mean
     gap against epsilon (and the static leak gain with --static)."""
+    from dwqa_graph.leakage.curve import parse_settings
     from dwqa_graph.leakage.leaktest import leaktest  # scipy.stats: imported only when testing
 
     if reuse_settings is not None:
         _curve(settings, agent_spec, leaked_spec, n_rounds, epsilon, alpha, scorer, seed,
                dataset, docs, hops, reuse_settings, concurrency, as_json,
-               bad=[o for o, v in (("--static", static_name), ("--export-leak", export))
-                    if v])
+               bad=[o for o, v in (("--static", static_name), ("--export-leak", export),
+                                   ("--reuse", reuse != "fresh")) if v])
         return
-    cfg = SampleConfig(docs=docs, hops=hops)
+    chosen = parse_settings(reuse)
+    if len(chosen) != 1:
+        raise UsageError("--reuse takes one setting (a list is --reuse-settings)")
+    s = chosen[0]
+    cfg = SampleConfig(docs=docs if s.pool_docs is None else min(docs, s.pool_docs), hops=hops,
+                       pool_docs=s.pool_docs, reuse=s.reuse, reuse_share=s.share)
     with open_store(settings) as store, \
             opened_agent(agent_spec, store) as agent, \
             opened_agent(leaked_spec, store) as leaked:
@@ -93,7 +106,6 @@ def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
            epsilon: float, alpha: float, scorer: str, seed: int, dataset: str | None,
            docs: int, hops: int, reuse_settings: str, concurrency: int, as_json: bool,
            bad: list[str]) -> None:
-    from dwqa_graph.errors import UsageError
     from dwqa_graph.leakage.curve import curve_table, leak_curve, parse_settings
 
     if bad:
@@ -113,11 +125,11 @@ def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
     def human() -> None:
         click.echo(f"leak-transfer curve {curve.id}: {curve.leaked_agent} vs {curve.agent}, "
                    f"T={curve.T}, epsilon {curve.epsilon}")
-        click.echo("setting  reuse  reuse_all  K_med  bound_mean  gap     95% CI            "
+        click.echo("setting     reuse  reuse_all  K_med  bound_mean  gap     95% CI            "
                    "t       df  p")
         for row in curve_table(curve):
             lo, hi = row["ci"]
-            click.echo(f"{row['setting']:<8} {fmt(row['reuse']):<6} {fmt(row['reuse_all']):<10}"
+            click.echo(f"{row['setting']:<11} {fmt(row['reuse']):<6} {fmt(row['reuse_all']):<10}"
                        f" {fmt(row['k_median'], 'd') if row['k_median'] is not None else 'n/a':<6}"
                        f" {fmt(row['bound_mean']):<11} {fmt(row['gap'], '+.3f'):<7} "
                        f"[{fmt(lo, '+.3f')}, {fmt(hi, '+.3f')}] {fmt(row['t'], '.2f'):<7} "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -55,16 +56,22 @@ def _int_list(text: str | None) -> list[int] | None:
               help="Also verify each item with an LLM judge over the claims' spans.")
 @click.option("--dataset", help="Only the seed graphs of this dataset.")
 @click.option("--round", "round_t", type=int, help="Regenerate this (unfrozen) round.")
+@click.option("--reuse", type=click.Choice(["fresh", "avoid", "allow", "prefer"]),
+              default="fresh", show_default=True,
+              help="Claims round t-1's items used: never again (fresh; a graph without "
+                   "another candidate sits the round out), only where nothing else is "
+                   "connected (avoid), like any other (allow), or only they (prefer).")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_new(settings: Settings, seed: int, docs: int, hops: int, patterns: str,
               min_buckets: int, generator_name: str, llm_spec: str | None,
               judge_spec: str | None, dataset: str | None, round_t: int | None,
-              as_json: bool) -> None:
+              reuse: Literal["fresh", "avoid", "allow", "prefer"], as_json: bool) -> None:
     """Create round t: sample, generate, verify and store one QA item per seed graph."""
     cfg = SampleConfig(docs=docs, hops=hops, min_buckets=min_buckets,
-                       patterns=tuple(p.strip() for p in patterns.split(",") if p.strip()))
+                       patterns=tuple(p.strip() for p in patterns.split(",") if p.strip()),
+                       reuse=reuse)
     gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8),
                          min_buckets=min_buckets)
     with open_store(settings) as store:

@@ -3,14 +3,25 @@
 Whether leaking round t helps on round t+1 depends on how much round t+1 reuses round t's
 evidence: the overlap J of the collision bound (Eq. 6-7). A leaked model that learned facts
 gains on a fresh round exactly where that round asks about leaked facts again. This
-experiment varies the reuse and runs the whole Leak&Test protocol at each setting:
+experiment varies the reuse and runs the whole Leak&Test protocol at each setting
+(``SampleConfig.reuse``, applied by ``sampling.steer`` to round t+1 with round t's claims):
 
-* ``all`` (the default sampling): every document of a seed graph may be drawn, k = ``docs``
-  of them per round; consecutive rounds rarely share claims;
-* ``N`` (an integer >= 2): only the first N documents of each seed graph (by id) may be drawn
-  (``SampleConfig.pool_docs``), and k = min(docs, N): a smaller pool K, so consecutive rounds
-  draw the same claims again (reworded, in another pattern or order). ``2`` is the heaviest
-  reuse a two-document question allows.
+* ``fresh`` (alias ``all``; the default sampling of ``dwqa round new``): round t+1 never
+  draws a claim round t used; a seed graph without such a candidate sits the round out;
+* ``avoid``: round t+1 avoids round t's claims while a connected candidate without them is
+  left, else repeats (what the pool forces);
+* ``independent``: draws ignore the previous round (connected sampling's independent
+  draws; with the few connected candidates a seed graph has, consecutive rounds share many
+  claims);
+* ``reuse``: on every seed graph round t+1 draws from round t's claims only, while they
+  still form a connected candidate: the same facts asked again, reworded or recombined. The
+  heaviest reuse connected sampling allows, with an item on every graph that had one;
+* ``fresh:P``, ``avoid:P``, ``reuse:P`` (0 < P <= 1): the rule on a share P of the seed
+  graphs (chosen per graph and round from its seed r), independent draws on the others --
+  the points between the ends;
+* ``N`` (an integer >= 2): independent draws from only the first N documents of each seed
+  graph (by id; ``SampleConfig.pool_docs``), k = min(docs, N): the older knob, which with
+  connected sampling leaves few or no graphs with a candidate.
 
 Per setting it reports
 
@@ -20,7 +31,9 @@ Per setting it reports
 * the **collision bound** t(t-1)·J_max/(2K²) per seed graph on the pool the setting allows
   (``rounds.collisions.graph_stats``): no evidence is refreshed between the experiment's
   rounds, so each graph's pool is the same every round and J_max = K; the mean and the
-  worst graph are reported;
+  worst graph are reported. The bound is for independent uniform draws (``independent``,
+  ``N``); ``fresh``, ``avoid`` and ``reuse`` steer the draws on the same pool, so their
+  measured reuse lies below and above what the bound describes (``sampling.steer``);
 * the Leak&Test result: mean gap with its two-sided 95% t interval, t, df and p of the
   one-sided test against ε (``leaktest_stats``).
 
@@ -31,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -53,7 +66,10 @@ SEED_STRIDE = 1000
 class CurvePoint(BaseModel):
     """One setting of the curve."""
 
-    setting: str = Field(description="'all' (default sampling) or the pool size N.")
+    setting: str = Field(description="The setting as given: fresh, independent, reuse, "
+                         "reuse:P or a pool size N ('all' is stored as given).")
+    reuse_mode: str = Field("fresh", description="SampleConfig.reuse of the setting.")
+    reuse_share: float = Field(1.0, description="SampleConfig.reuse_share of the setting.")
     pool_docs: int | None
     docs: int
     rounds: list[int] = Field(description="The T rounds generated for this setting.")
@@ -91,20 +107,47 @@ class LeakCurve(BaseModel):
     points: list[CurvePoint]
 
 
-def parse_settings(text: str) -> list[int | None]:
-    """``all,6,4,2`` -> [None, 6, 4, 2]."""
-    out: list[int | None] = []
+class ReuseSetting(BaseModel):
+    """One point of the curve as sampling runs it."""
+
+    label: str
+    reuse: Literal["fresh", "avoid", "allow", "prefer"] = "fresh"
+    share: float = 1.0
+    pool_docs: int | None = None
+
+
+#: Setting names -> SampleConfig.reuse; all but ``independent`` take ``:P`` (reuse_share).
+MODES: dict[str, Literal["fresh", "avoid", "allow", "prefer"]] = {
+    "fresh": "fresh", "all": "fresh", "avoid": "avoid", "independent": "allow",
+    "reuse": "prefer"}
+
+
+def parse_settings(text: str) -> list[ReuseSetting]:
+    """``fresh,fresh:0.5,independent,reuse:0.5,reuse`` -> the settings (module docstring)."""
+    out: list[ReuseSetting] = []
     for part in (p.strip() for p in text.split(",")):
-        if part == "all":
-            out.append(None)
+        name, colon, share = part.partition(":")
+        p = _share(share) if colon else 1.0
+        if name in MODES and p is not None and not (colon and name == "independent"):
+            out.append(ReuseSetting(label=part, reuse=MODES[name], share=p))
         elif part.isdigit() and int(part) >= 2:
-            out.append(int(part))
+            out.append(ReuseSetting(label=part, reuse="allow", pool_docs=int(part)))
         else:
-            raise UsageError(f"reuse setting {part!r}: use 'all' or a pool size N >= 2 "
-                             "(e.g. all,6,4,2)")
+            raise UsageError(f"reuse setting {part!r}: use fresh (or all), avoid, "
+                             "independent, reuse, fresh:P / avoid:P / reuse:P with "
+                             "0 < P <= 1, or a pool size N >= 2 "
+                             "(e.g. fresh,fresh:0.5,independent,reuse:0.5,reuse)")
     if not out:
         raise UsageError("no reuse settings given")
     return out
+
+
+def _share(text: str) -> float | None:
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return x if 0.0 < x <= 1.0 else None
 
 
 def claim_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
@@ -129,19 +172,21 @@ def restricted_pools(store: Store, t: int, pool_docs: int | None,
     return pool_sizes(store, entries) if entries else {}
 
 
-def leak_curve(store: Store, agent: Agent, leaked: Agent, *, settings: Sequence[int | None],
-               rounds: int, generator: Generator, docs: int = 3, hops: int = 2,
-               seed: int = 1, dataset: str | None = None, epsilon: float = 0.02,
-               alpha: float = DEFAULT_ALPHA, scorer: str = "em", delta: float = 0.05,
-               concurrency: int = 4, log: Callable[[str], None] = lambda s: None) -> LeakCurve:
+def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
+               settings: Sequence[ReuseSetting], rounds: int, generator: Generator,
+               docs: int = 3, hops: int = 2, seed: int = 1, dataset: str | None = None,
+               epsilon: float = 0.02, alpha: float = DEFAULT_ALPHA, scorer: str = "em",
+               delta: float = 0.05, concurrency: int = 4,
+               log: Callable[[str], None] = lambda s: None) -> LeakCurve:
     """Run Leak&Test once per setting (T fresh rounds each) and measure reuse and bound."""
     created = datetime.now(UTC).isoformat(timespec="seconds")
     points = []
-    for n, pool in enumerate(settings):
-        label = "all" if pool is None else str(pool)
-        k_docs = docs if pool is None else min(docs, pool)
-        cfg = SampleConfig(docs=k_docs, hops=hops, pool_docs=pool)
-        log(f"== setting {label}: pool_docs={pool}, docs={k_docs}")
+    for n, s in enumerate(settings):
+        k_docs = docs if s.pool_docs is None else min(docs, s.pool_docs)
+        cfg = SampleConfig(docs=k_docs, hops=hops, pool_docs=s.pool_docs, reuse=s.reuse,
+                           reuse_share=s.share)
+        log(f"== setting {s.label}: reuse={s.reuse} share={s.share} pool_docs={s.pool_docs}, "
+            f"docs={k_docs}")
         rep = leaktest(store, agent, leaked, rounds=rounds, generator=generator, cfg=cfg,
                        seed=seed + SEED_STRIDE * n, dataset=dataset, epsilon=epsilon,
                        alpha=alpha, scorer=scorer, concurrency=concurrency, log=log)
@@ -149,14 +194,15 @@ def leak_curve(store: Store, agent: Agent, leaked: Agent, *, settings: Sequence[
         ts = [*d["leaked_rounds"], d["rounds"][-1]]
         pairs = claim_reuse(store, ts)
         items = sum(p["items"] for p in pairs)
-        ks = restricted_pools(store, ts[-1], pool, dataset)
+        ks = restricted_pools(store, ts[-1], s.pool_docs, dataset)
         graphs = {q: graph_stats([k] * rounds, {(u, v): k for u in range(rounds)
                                                 for v in range(u + 1, rounds)}, delta)
                   for q, k in ks.items() if k > 0}
         agg = aggregate(graphs, delta)
         lo, hi = mean_interval(d["gaps"])
         points.append(CurvePoint(
-            setting=label, pool_docs=pool, docs=k_docs, rounds=ts, items=items,
+            setting=s.label, reuse_mode=s.reuse, reuse_share=s.share, pool_docs=s.pool_docs,
+            docs=k_docs, rounds=ts, items=items,
             reuse=sum(p["any_reused"] for p in pairs) / items if items else None,
             reuse_all=sum(p["all_reused"] for p in pairs) / items if items else None,
             reuse_pairs=pairs, k_median=agg["k_median"], bound_mean=agg["mean_bound"],
@@ -164,7 +210,8 @@ def leak_curve(store: Store, agent: Agent, leaked: Agent, *, settings: Sequence[
             t=d["t"], df=d["df"], p_value=d["p_value"], reject=d["reject"],
             leaktest_id=rep.id))
         p = points[-1]
-        log(f"setting {label}: reuse {p.reuse} gap {p.gap} t={p.t} df={p.df} p={p.p_value}")
+        log(f"setting {s.label}: reuse {p.reuse} gap {p.gap} t={p.t} df={p.df} "
+            f"p={p.p_value}")
     curve = LeakCurve(id=stable_id("leakcurve", agent.spec, leaked.spec, created,
                                    *[p.leaktest_id for p in points]),
                       created_at=created, agent=agent.spec, leaked_agent=leaked.spec,

@@ -8,6 +8,10 @@ Dynamic part, for T rounds (the experiment note's three-step cycle):
    Δ_{t+1} = Agg(D_{t+1}, M_leak) − Agg(D_{t+1}, M);
 3. one-sided one-sample t-test of mean(Δ) > ε over the T−1 gaps, df = T−2 (``leaktest_stats``).
 
+"Fresh" is the sampling's default (``SampleConfig.reuse = 'fresh'``): round t+1 uses no claim
+of this run's round t, so a gap measures what the leak transfers to new facts; the
+leak-transfer curve (``leakage/curve.py``) varies that reuse.
+
 Static part (``static``): leak the whole static set into M_leak, score both on it; the gain
 is tested with a one-sided paired t-test over items (the same items, so pairing removes
 item difficulty from the variance).
@@ -135,7 +139,15 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     clean_scores: list[float] = []
     leaked_scores: list[float] = []
     for step in range(rounds):
-        rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset)
+        # Round t+1 steers against (or towards) this run's round t, never a round another run
+        # wrote in between; the first round has no previous one (reproducible on its own).
+        rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset,
+                        previous=round_ts[-1] if round_ts else 0)
+        if rep.items == 0 and round_ts and (cfg or SampleConfig()).reuse == "fresh":
+            raise InputError(f"round {rep.round} has no items: every seed graph's candidates use "
+                             f"a claim of round {round_ts[-1]}, and fresh sampling never asks "
+                             "about those again (add evidence, or allow forced repeats with "
+                             "--reuse avoid / SampleConfig(reuse='avoid'))")
         if rep.items == 0:
             raise InputError(f"round {rep.round} has no items: no seed graph gave a verified "
                              "question (ingest, fetch and extract claims first)")

@@ -77,14 +77,17 @@ def section_html(curves: list[LeakCurve]) -> str:
     parts = [
         f'<section id="{SECTION}"><h2>Leak-transfer curve</h2>',
         '<p class="explain">Leak&amp;Test at several settings of claim reuse between '
-        "consecutive rounds (<code>dwqa leaktest --reuse-settings</code>): <b>all</b> is the "
-        "default sampling, <b>N</b> lets each round draw only from the first N documents of "
-        "every seed graph, so round t+1 asks about round t's claims again. <b>reuse</b> is "
-        "the share of round t+1 items using at least one claim of round t (<b>all</b>: only "
-        "such claims); the bound is t(t−1)J<sub>max</sub>/(2K²) on the allowed pool (the "
-        "evidence does not change between the rounds, so J<sub>max</sub> = K). A leaked "
-        "model that learned facts gains where the reuse is high; filled markers reject "
-        "H0: mean gap ≤ ε.</p>",
+        "consecutive rounds (<code>dwqa leaktest --reuse-settings</code>): <b>fresh</b> "
+        "(alias <b>all</b>) is the default sampling, round t+1 never uses a claim of round "
+        "t; <b>avoid</b> repeats only where nothing else is connected; <b>independent</b> "
+        "ignores the previous round; <b>reuse</b> draws round t+1 from round t's claims "
+        "only; <b>:P</b> applies a rule to a share P of the seed graphs; <b>N</b> lets each "
+        "round draw only from the first N documents of every seed graph. <b>reuse</b> "
+        "(column) is the share of round t+1 items using at least one claim of round t "
+        "(<b>all</b>: only such claims); the bound is t(t−1)J<sub>max</sub>/(2K²) on the "
+        "allowed pool for independent uniform draws (the evidence does not change between "
+        "the rounds, so J<sub>max</sub> = K). A leaked model that learned facts gains where "
+        "the reuse is high; filled markers reject H0: mean gap ≤ ε.</p>",
         f'<p><img src="{PLOT}" alt="leak-transfer curve plot"></p>']
     for n, c in enumerate(curves):
         parts.append(f"<p>#{n + 1} <b>{e(c.leaked_agent)}</b> vs <b>{e(c.agent)}</b>, T = {c.T}, "

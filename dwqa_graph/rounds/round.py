@@ -393,8 +393,11 @@ def claim_round(store: Store, t: int | None, claim: str) -> int:
 
 def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfig | None = None,
               dataset: str | None = None, t: int | None = None,
-              judge_llm: LLM | None = None) -> RoundReport:
+              judge_llm: LLM | None = None, previous: int | None = None) -> RoundReport:
     """Create round ``t`` (default: the next number) with one item per seed graph.
+
+    ``previous`` is the round whose items' claims ``cfg.reuse`` avoids or prefers (default
+    t-1; 0: none), read from the graph when generation starts (``previous_claims``).
 
     The number is claimed in Neo4j first (``claim_round``); the items are written in one
     transaction that re-checks, under the round's lock, that it is unfrozen and still ours."""
@@ -404,7 +407,8 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
     t = claim_round(store, t, claim)
     try:
         return _generate_and_write(store, t, claim, seed=seed, generator=generator, cfg=cfg,
-                                   dataset=dataset, judge_llm=judge_llm, started=started)
+                                   dataset=dataset, judge_llm=judge_llm, started=started,
+                                   previous=previous)
     except BaseException:
         # nothing written: give the number back (a kill -9 leaves it 'generating', empty);
         # a failure to do so must not hide the error that got us here
@@ -415,7 +419,8 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
 
 def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generator: Generator,
                         cfg: SampleConfig, dataset: str | None, judge_llm: LLM | None,
-                        started: float) -> RoundReport:
+                        started: float, previous: int | None = None) -> RoundReport:
+    cfg = previous_claims(store, t, cfg, previous)
     # The closed-book check asks the round's model (the judge's, else the generator's)
     # each candidate without evidence; a round without a model records it as not run.
     gen_llm = getattr(generator, "llm", None)
@@ -582,3 +587,13 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     return {"rounds": rounds, "delta": delta,
             "graphs": {q: g.model_dump() for q, g in graphs.items()},
             "aggregate": aggregate(graphs, delta)}
+
+
+def previous_claims(store: Store, t: int, cfg: SampleConfig,
+                    previous: int | None = None) -> SampleConfig:
+    """``cfg`` with the claim ids the items of round ``previous`` (default t-1) used, for
+    ``cfg.reuse`` (not read when it is 'allow')."""
+    if cfg.reuse == "allow" or previous == 0:
+        return cfg
+    rows = store.query("rounds/previous_claims", t=t - 1 if previous is None else previous)
+    return cfg.model_copy(update={"previous_claims": frozenset(r["id"] for r in rows)})

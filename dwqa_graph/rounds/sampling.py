@@ -85,6 +85,20 @@ class SampleConfig(BaseModel):
         None, ge=2, description="Only the first N documents (by id) of each seed graph may be "
         "drawn: a smaller candidate pool K, so consecutive rounds reuse claims (the "
         "leak-transfer experiment's knob; None: every document).")
+    reuse: Literal["fresh", "avoid", "allow", "prefer"] = Field(
+        "fresh", description="The claims the previous round's items used: 'fresh' (the "
+        "default) never draws them again in the next round -- a seed graph whose every "
+        "connected candidate uses one gets no item this round; 'avoid' draws them only when "
+        "nothing connected without them is left; 'allow' ignores them (independent draws); "
+        "'prefer' draws only them while they still form a connected candidate (heavy "
+        "reuse). See ``steer``.")
+    reuse_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
+        "(chosen per graph and round from r); the others draw as with 'allow'.")
+    previous_claims: frozenset[str] = Field(
+        frozenset(), exclude=True, description="Claim ids the previous round's items used; "
+        "set by ``new_round`` from the graph (not part of θ: it is graph state, like the "
+        "evidence).")
 
 
 class Pick(BaseModel):
@@ -276,6 +290,7 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     if len(eligible) < cfg.min_buckets:
         return None
     buckets = [b.model_copy(update={"label": f"doc{i}"}) for i, b in enumerate(eligible, 1)]
+    buckets = steer(buckets, cfg, r, attempt)
     conn = connections(buckets)  # built once per draw: sampling's main cost
     patterns = applicable(buckets, cfg, conn)
     if not patterns:
@@ -303,3 +318,59 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     picks = [p.model_copy(update={"bucket": relabel[p.bucket]}) for p in picks]
     return Sample(query_id=graph.query_id, r=r, attempt=attempt, pattern=pattern,
                   buckets=kept, picks=picks)
+
+
+def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int) -> list[Bucket]:
+    """The buckets a draw may use under ``cfg.reuse``, given the claims the previous round's
+    items used (``previous_claims``):
+
+    * 'fresh': the buckets without those claims -- possibly none, then no draw, and the
+      graph sits this round out (NO_ITEM ``no_applicable_pattern``); the round after, its
+      claims are free again (only round t-1 is avoided, which is what Leak&Test leaks);
+    * 'avoid': the same while that leaves a connected candidate (``applicable``) with
+      ``min_buckets`` documents, and before attempt ``max(1, attempts // 2)``; otherwise
+      the buckets unchanged, so a repeat happens only where the pool (or verification)
+      forces it;
+    * 'prefer': only those claims, while they still form a connected candidate (else
+      unchanged): the same facts asked again, reworded or recombined;
+    * 'allow', a graph outside ``reuse_share``, or no previous claims: unchanged.
+
+    Deterministic: it depends only on the buckets, the previous claims, r and the attempt,
+    so the same round seed over the same graph state (evidence *and* previous round) gives
+    the same items.
+
+    Collision statistics: steering never adds a candidate, so the pool K, the overlap J and
+    the bound t(t-1)J/(2K^2) (``rounds.collisions``, ``dwqa round collisions``) are those of
+    the unsteered pool. The bound is a union bound over round pairs for independent uniform
+    draws (each pair repeats with probability J/K^2). 'fresh' makes round t repeat a claim of
+    round t-1 impossible ('avoid': while an alternative exists; a fallback draw is one the
+    pool or verification forced), so the t-1 consecutive pairs contribute 0; a pair two or
+    more rounds apart is, for uniform draws, at most K/(K-m) times as likely as
+    independently (m: the candidates sharing a claim with the round between, excluded
+    there). The expected repeats therefore stay below the bound when
+    (t-2)/t * K/(K-m) <= 1, which holds for all but tiny pools. That argument is for
+    uniform draws over K; real draws are not uniform, and verification rejects most of a
+    small pool: on the HotpotQA sample + example (K median 4) most graphs have one or two
+    *valid* candidates, so `round collisions` observes a repeat within 5 rounds on every
+    graph with items (rate 1.0 against a mean bound of 0.79) under 'fresh' as under
+    'allow' -- 'fresh' removes the t-1 -> t repeats only (a graph with a single valid
+    candidate asks it in rounds t and t+2). The observed rate is measured, not assumed, and
+    the leak-transfer curve reports the measured consecutive reuse beside the bound.
+    'prefer' is the opposite knob: it reuses on purpose and exceeds the bound by design."""
+    prev = cfg.previous_claims
+    if cfg.reuse == "allow" or not prev:
+        return buckets
+    if cfg.reuse_share < 1.0 and random.Random(f"{r}:reuse").random() >= cfg.reuse_share:
+        return buckets
+    keep_previous = cfg.reuse == "prefer"
+    steered = [b.model_copy(update={"claims": [c for c in b.claims
+                                               if (c.id in prev) == keep_previous]})
+               for b in buckets]
+    steered = [b for b in steered if b.claims]
+    if cfg.reuse == "fresh":
+        return steered
+    if cfg.reuse == "avoid" and attempt >= max(1, cfg.attempts // 2):
+        return buckets
+    if len(steered) >= cfg.min_buckets and applicable(steered, cfg):
+        return steered
+    return buckets

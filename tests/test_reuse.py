@@ -27,8 +27,8 @@ from .test_rounds import corpus  # noqa: F401  (fixture: example corpus + Hotpot
 
 
 def claim(cid: str, year: int, entity: str = "acme") -> ClaimRef:
-    return ClaimRef(id=cid, text=f"Acme did {cid} in {year}.", years=[year],
-                    event_years=[year], mentions=[entity], names=["Acme"], entities=[entity])
+    return ClaimRef(id=cid, text=f"Acme did {cid} in {year}.", event_years=[year],
+                    event_names=[entity], mentions=[entity], names=["Acme"])
 
 
 def graph(docs: dict[str, list[ClaimRef]]) -> SeedGraph:

@@ -89,7 +89,9 @@ def _good_reply(store: Store, tmp_path: Path) -> tuple[dict[str, Any], SampleCon
     extract_claims(store, extractor="rule")
     link_entities(store)
     [graph] = load_graphs(store, t=1)
-    cfg = SampleConfig(attempts=1, patterns=("temporal",))
+    # reuse="allow": every round here redraws the same candidate on purpose (the default,
+    # fresh, would avoid the claims the previous round used).
+    cfg = SampleConfig(attempts=1, patterns=("temporal",), reuse="allow")
     s = sample(graph, cfg, graph_seed(3, graph.query_id), 0)
     assert s is not None
     _, index = LLMGenerator(llm_of(tmp_path)).buckets(s)
@@ -213,7 +215,7 @@ def test_report_shows_the_rounds_quality(store: Store, tmp_path: Path) -> None:
 
     # Positive control: the same round's candidates as quoted cloze quizzes -> every one
     # fails self_contained, and the section says so.
-    bad = new_round(store, seed=5, generator=Quoting())
+    bad = new_round(store, seed=5, generator=Quoting(), previous=0)  # the same draws
     assert bad.items == 0 and bad.attempts > 0
     assert bad.check_pass_rates["self_contained"] == 0.0  # every candidate checked failed
     assert rep.check_rejections["self_contained"] < bad.check_rejections["self_contained"]
@@ -245,13 +247,13 @@ def test_batching_does_not_change_the_round(store: Store,
     monkeypatch.setattr(round_mod, "FIRST_BATCHES", (1, 2))
     monkeypatch.setattr(round_mod, "EVIDENCE_BATCH", 3)
     assert [len(b) for b in round_mod._id_batches(store, None, None)][:4] == [1, 2, 3, 3]
-    small = new_round(store, seed=7, generator=RuleGenerator())
+    small = new_round(store, seed=7, generator=RuleGenerator(), previous=0)
     assert default.items > 0 and _items(store, default.round) == _items(store, small.round)
     for k in ("rejected_by_reason", "check_rejections", "check_pass_rates", "no_item_reasons",
               "attempts", "patterns", "theta_hash"):
         assert getattr(default, k) == getattr(small, k), k
     # positive control: another round seed gives other items
-    other = new_round(store, seed=8, generator=RuleGenerator())
+    other = new_round(store, seed=8, generator=RuleGenerator(), previous=0)
     assert _items(store, other.round) != _items(store, default.round)
 
 

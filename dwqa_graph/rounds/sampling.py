@@ -17,7 +17,7 @@ import hashlib
 import random
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from dwqa_graph.claims.entities import norm
 
@@ -70,6 +70,9 @@ class SeedGraph(BaseModel):
     question: str
     evidence_round: int
     documents: list[Bucket]
+    # What every draw of this graph starts from (labelled buckets, their entity connections,
+    # the applicable patterns), per sampling shape: redraws reuse it (``_prepared``).
+    _draws: dict[tuple[Any, ...], Any] = PrivateAttr(default_factory=dict)
 
 
 class SampleConfig(BaseModel):
@@ -278,6 +281,26 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
     return None
 
 
+def _prepared(graph: SeedGraph, cfg: SampleConfig
+              ) -> tuple[list[Bucket], dict[str, dict[str, list[ClaimRef]]], list[Pattern]]:
+    """The eligible documents labelled doc1..docN (by id), their entity connections and the
+    patterns with a connected candidate: the same for every attempt of a graph, so built
+    once (they were most of a draw's cost)."""
+    key = (cfg.pool_docs, cfg.hops, cfg.min_buckets, cfg.patterns)
+    if key not in graph._draws:
+        eligible = sorted((b for b in graph.documents if b.claims),
+                          key=lambda b: b.document_id)
+        eligible = eligible[:cfg.pool_docs] if cfg.pool_docs else eligible
+        buckets = [b.model_copy(update={"label": f"doc{i}"})
+                   for i, b in enumerate(eligible, 1)]
+        conn = connections(buckets)
+        graph._draws[key] = (buckets, conn, applicable(buckets, cfg, conn)
+                             if len(buckets) >= cfg.min_buckets else [])
+    out: tuple[list[Bucket], dict[str, dict[str, list[ClaimRef]]], list[Pattern]] = \
+        graph._draws[key]
+    return out
+
+
 def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sample | None:
     """One draw for attempt ``attempt`` (redraws use the next attempt number): a pattern among
     those with a connected candidate in the whole seed graph, then an entity and one claim
@@ -285,14 +308,15 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     (at most ``cfg.docs`` besides the picks' own when fewer), so a generator only ever sees
     claims that are connected."""
     rng = random.Random(f"{r}:{attempt}")
-    eligible = sorted((b for b in graph.documents if b.claims), key=lambda b: b.document_id)
-    eligible = eligible[:cfg.pool_docs] if cfg.pool_docs else eligible
-    if len(eligible) < cfg.min_buckets:
+    base, base_conn, base_patterns = _prepared(graph, cfg)
+    if len(base) < cfg.min_buckets:
         return None
-    buckets = [b.model_copy(update={"label": f"doc{i}"}) for i, b in enumerate(eligible, 1)]
-    buckets = steer(buckets, cfg, r, attempt)
-    conn = connections(buckets)  # built once per draw: sampling's main cost
-    patterns = applicable(buckets, cfg, conn)
+    buckets = steer(base, cfg, r, attempt)
+    if buckets is base:  # unsteered: the graph's own connections and patterns
+        conn, patterns = base_conn, base_patterns
+    else:
+        conn = connections(buckets)
+        patterns = applicable(buckets, cfg, conn)
     if not patterns:
         return None
     pattern = rng.choice(patterns)

@@ -8,6 +8,8 @@ verbatim-recall model gains only on the questions a round repeats from the leake
 from __future__ import annotations
 
 import json
+import math
+import threading
 from pathlib import Path
 
 import pytest
@@ -103,14 +105,18 @@ def test_too_few_rounds_is_a_clear_error(store: Store) -> None:
 
 
 class OracleLeakedAgent:
-    """Positive control: a leaked model whose leak *does* carry over to fresh rounds (it
-    answers about 60% of any round's questions right once it has been leaked anything).
-    Leak&Test must detect it: a defined t statistic, equal to scipy's, and a rejection."""
+    """Positive control: a leaked model whose leak *does* carry over to fresh rounds. Once it
+    has been leaked anything it answers every question right except its 1st, 4th, 9th,
+    16th ... (the perfect squares): gaps well above 0.3 that differ from round to round,
+    whatever the draws (an earlier 60%-by-question-hash oracle failed by chance when a
+    round's few questions hashed badly). Leak&Test must detect it: a defined t statistic,
+    equal to scipy's, and a rejection."""
 
     spec = "python:tests:oracle-leaked"
 
     def __init__(self, store: Store) -> None:
-        self.store, self.leaked = store, 0
+        self.store, self.leaked, self.calls = store, 0, 0
+        self._lock = threading.Lock()  # evaluate() asks from several threads
 
     def leak(self, pairs) -> int:  # type: ignore[no-untyped-def]
         self.leaked = len(list(pairs))
@@ -121,10 +127,14 @@ class OracleLeakedAgent:
 
     def answer(self, question: str):  # type: ignore[no-untyped-def]
         from dwqa_graph.evaluation.agents import AgentAnswer
-        from dwqa_graph.models import stable_id
         rows = self.store.read("MATCH (i:QAItem {question: $q}) RETURN i.answer AS a LIMIT 1",
                                {"q": question})
-        knows = self.leaked and int(stable_id(question)[:4], 16) % 10 < 6
+        if not self.leaked:
+            return AgentAnswer(answer="")
+        with self._lock:
+            self.calls += 1
+            n = self.calls
+        knows = math.isqrt(n) ** 2 != n
         return AgentAnswer(answer=rows[0]["a"] if knows and rows else "")
 
     def close(self) -> None:

@@ -299,8 +299,6 @@ class RuleGenerator:
         if split is None:
             raise GenerationFailed("no_cause_split", "no cause/effect split in the claim")
         cause, effect = split
-        effect = re.split(r",?\s+(?:according to|an? \w+ (?:has )?found|the \w+ said)\b",
-                          effect)[0]
         c1, c2 = picks[0].claim, picks[1].claim
         shared = [n for e, n in zip(c2.mentions, c2.names, strict=False) if e in c1.mentions]
         bridged, np = None, None

@@ -65,6 +65,10 @@ class Bucket(BaseModel):
     label: str = ""
 
 
+#: Entity norm -> bucket label -> the claims of that bucket that MENTION it.
+Connections = dict[str, dict[str, list[ClaimRef]]]
+
+
 class SeedGraph(BaseModel):
     query_id: str
     question: str
@@ -72,7 +76,8 @@ class SeedGraph(BaseModel):
     documents: list[Bucket]
     # What every draw of this graph starts from (labelled buckets, their entity connections,
     # the applicable patterns), per sampling shape: redraws reuse it (``_prepared``).
-    _draws: dict[tuple[Any, ...], Any] = PrivateAttr(default_factory=dict)
+    _draws: dict[tuple[Any, ...], tuple[list[Bucket], Connections, list[Pattern]]] = \
+        PrivateAttr(default_factory=dict)
 
 
 class SampleConfig(BaseModel):
@@ -148,10 +153,10 @@ def _distinct(picks: list[Pick], key: str, n: int) -> list[Pick] | None:
     return None
 
 
-def connections(buckets: list[Bucket]) -> dict[str, dict[str, list[ClaimRef]]]:
+def connections(buckets: list[Bucket]) -> Connections:
     """Entity norm -> bucket label -> the claims of that bucket that MENTION it: the paths
     claim -> entity <- claim the entity layer gives, restricted to the drawn documents."""
-    out: dict[str, dict[str, list[ClaimRef]]] = {}
+    out: Connections = {}
     for b in buckets:
         for c in b.claims:
             for e in c.mentions:
@@ -187,7 +192,7 @@ def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[i
 
 
 def applicable(buckets: list[Bucket], cfg: SampleConfig,
-               conn: dict[str, dict[str, list[ClaimRef]]] | None = None) -> list[Pattern]:
+               conn: Connections | None = None) -> list[Pattern]:
     """Patterns with at least one *connected* candidate: temporal = dated claims of
     ``hops`` documents whose events name one entity; comparison = quantities with one unit
     and kind in ``hops`` documents; causal = a claim whose stated effect names an entity
@@ -221,7 +226,7 @@ def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
 
 
 def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: random.Random,
-                  conn: dict[str, dict[str, list[ClaimRef]]] | None = None) -> list[Pick] | None:
+                  conn: Connections | None = None) -> list[Pick] | None:
     """One connected candidate: an entity first, then one claim per document through it."""
     conn = connections(buckets) if conn is None else conn
     lab = _by_label(buckets)
@@ -282,7 +287,7 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
 
 
 def _prepared(graph: SeedGraph, cfg: SampleConfig
-              ) -> tuple[list[Bucket], dict[str, dict[str, list[ClaimRef]]], list[Pattern]]:
+              ) -> tuple[list[Bucket], Connections, list[Pattern]]:
     """The eligible documents labelled doc1..docN (by id), their entity connections and the
     patterns with a connected candidate: the same for every attempt of a graph, so built
     once (they were most of a draw's cost)."""
@@ -296,9 +301,7 @@ def _prepared(graph: SeedGraph, cfg: SampleConfig
         conn = connections(buckets)
         graph._draws[key] = (buckets, conn, applicable(buckets, cfg, conn)
                              if len(buckets) >= cfg.min_buckets else [])
-    out: tuple[list[Bucket], dict[str, dict[str, list[ClaimRef]]], list[Pattern]] = \
-        graph._draws[key]
-    return out
+    return graph._draws[key]
 
 
 def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sample | None:

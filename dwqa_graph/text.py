@@ -19,3 +19,11 @@ _WORD = re.compile(r"\w+")
 def tokens(text: str) -> list[str]:
     """Lower-cased word tokens without stop words."""
     return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+def clean(text: str) -> str:
+    """A phrase cut out of a sentence, tidied: no "( )" left by a removed date, no space
+    before punctuation, no leading/trailing separators or final full stop."""
+    text = re.sub(r"\(\s*[^()\w]*\s*\)", "", text)
+    text = re.sub(r"\s+([,.;:)])", r"\1", " ".join(text.split()))
+    return text.strip(" ,;:").rstrip(".")

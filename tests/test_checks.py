@@ -197,7 +197,7 @@ def test_a_lead_lifespan_dates_a_birth_and_a_death_only() -> None:
 
 def test_aliases_and_causes() -> None:
     from dwqa_graph.claims.entities import aliases
-    from dwqa_graph.rounds.generate import split_cause
+    from dwqa_graph.rounds.causes import split_cause
 
     assert aliases("Henry J. Kaiser") == ["Henry Kaiser"]
     assert aliases("Solvane Energy") == ["Solvane"]
@@ -242,3 +242,37 @@ def test_one_quantity_measured_twice_is_told_apart_by_its_period() -> None:
         assert "in February 2024" in qa.question and "between 18 September" in qa.question
         assert qa.answer in ("2,800 passengers", "The average weekday ridership of the "
                              "Valmora Riverside Tramway in February 2024")
+
+
+def test_a_causal_chain_is_asked_through_its_hidden_middle_event() -> None:
+    from dwqa_graph.rounds.generate import RuleGenerator
+    from dwqa_graph.rounds.sampling import Bucket, ClaimRef, Pick, Sample
+
+    breach = ("The breach of the Morrow embankment in July 2022 was caused by years of "
+              "neglected maintenance, not by the record river level alone, an independent "
+              "inquiry found.")
+    flooded = ("The breach led to water up to 1.9 metres deep in the streets of Lower "
+               "Ketterby by the morning of 20 July.")
+    picks = [Pick(bucket=d, document_id=d, version_id=d, claim=ClaimRef(id=d, text=t))
+             for d, t in (("doc1", breach), ("doc2", flooded))]
+    buckets = [Bucket(document_id=p.bucket, url="http://x", version_id=p.bucket,
+                      label=p.bucket, claims=[p.claim]) for p in picks]
+    qa = RuleGenerator().generate(Sample(query_id="q", r=1, attempt=0, pattern="causal",
+                                         buckets=buckets, picks=picks))
+    # The question names the last effect, without the 20 July date and the depth (a copy
+    # of the sentence), and never the breach in the middle.
+    assert qa.question == ("What caused the event that led to water in the streets of Lower "
+                           "Ketterby?")
+    assert qa.answer == "years of neglected maintenance"
+    item = {"question": qa.question, "answer": qa.answer, "pattern": "causal",
+            "spans": [breach, flooded]}
+    assert check(item, detail=qa.detail) == []  # positive control
+    # Each link alone is not enough for the two-hop reader ...
+    assert "not_solvable" in check({**item, "spans": [flooded]}, detail=qa.detail)
+    # ... one sentence stating the whole chain gives the answer away ...
+    whole = ("Years of neglected maintenance caused the breach that led to water in the "
+             "streets of Lower Ketterby.")
+    assert "single_span" in check({**item, "spans": [breach, whole]}, detail=qa.detail)
+    # ... and two causes whose events differ are no chain.
+    other = "The storm led to water up to 1.9 metres deep in the streets of Lower Ketterby."
+    assert "no_causal_relation" in check({**item, "spans": [breach, other]}, detail=qa.detail)

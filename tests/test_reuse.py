@@ -20,6 +20,7 @@ from dwqa_graph.rounds.sampling import (
     SampleConfig,
     SeedGraph,
     graph_seed,
+    no_draw_reason,
     sample,
 )
 
@@ -70,6 +71,9 @@ def test_fresh_skips_a_graph_whose_only_candidate_was_used_avoid_repeats_it() ->
     cfg = SampleConfig(patterns=("temporal",), previous_claims=prev)
     assert picked(NARROW, cfg.model_copy(update={"reuse": "allow"}), 7) == prev  # control
     assert picked(NARROW, cfg, 7) is None  # fresh (the default): no item rather than a repeat
+    assert no_draw_reason(NARROW, cfg) == "no_fresh_candidate"
+    lone = graph({"d1": [claim("a1", 1990)], "d2": [claim("b1", 2000, "other")]})
+    assert no_draw_reason(lone, cfg) == "no_applicable_pattern"  # control: nothing to draw
     for attempt in range(cfg.attempts):
         assert picked(NARROW, cfg, 7, attempt) is None
     assert picked(NARROW, cfg.model_copy(update={"reuse": "avoid"}), 7) == prev
@@ -151,6 +155,7 @@ def test_rounds_fresh_by_default_prefer_on_request(corpus: Store,  # noqa: F811
     assert all(not c & used2 for c in r3.values())
     # Graphs left out had no candidate without round 2's claims: reported, not dropped.
     assert fresh.no_item == fresh.graphs - fresh.items
+    assert fresh.no_item_reasons.get("no_fresh_candidate", 0) >= 1
     # Same seed, same graph state (evidence and previous round) -> the same items:
     # regenerate round 3 in place.
     export_round(store, 3, tmp_path / "a.jsonl")

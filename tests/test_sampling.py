@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from dwqa_graph.rounds.causes import chain_roles
 from dwqa_graph.rounds.sampling import Bucket, ClaimRef, SampleConfig, applicable, choose_claims
 
 
@@ -35,15 +36,32 @@ def test_temporal_needs_events_that_name_the_shared_entity() -> None:
     assert picks is not None and {p.year for p in picks} == {2012, 1966}
 
 
-def test_causal_bridges_through_an_entity_another_document_describes() -> None:
-    cause = claim("c", cause_split=True, mentions=["solvane energy", "lindqvarn"],
-                  effect_names=["solvane energy"])
-    mentions_only = claim("m", mentions=["solvane energy"])
-    assert "causal" not in applicable([bucket("d1", cause), bucket("d2", mentions_only)],
+def chain_claim(cid: str, text: str) -> ClaimRef:
+    return ClaimRef(id=cid, text=text, **chain_roles(text))
+
+
+BREACH = ("The breach of the Morrow embankment in July 2022 was caused by years of neglected "
+          "maintenance, an independent inquiry found.")
+FLOODED = ("The breach led to water up to 1.9 metres deep in the streets of Lower Ketterby by "
+           "the morning of 20 July.")
+
+
+def test_causal_needs_a_chain_across_two_documents() -> None:
+    first, second = chain_claim("a", BREACH), chain_claim("b", FLOODED)
+    assert "causal" in applicable([bucket("d1", first), bucket("d2", second)], SampleConfig())
+    for seed in range(5):  # always in chain order: the answer's claim first
+        picks = choose_claims("causal", [bucket("d1", first), bucket("d2", second)], 2,
+                              random.Random(seed))
+        assert picks is not None and [p.claim.id for p in picks] == ["a", "b"]
+    # The same two sentences in one document are no cross-document chain.
+    assert "causal" not in applicable([bucket("d1", first, second)], SampleConfig())
+    # A cause that shares a word but not the event: "stricter fire safety rules" is no fire.
+    fire = chain_claim("f", "A faulty charging module caused the fire at the pilot plant.")
+    rules = chain_claim("r", "The fire safety rules led to a delay of the Brannsfjord "
+                        "gigafactory of Solvane Energy.")
+    assert "causal" not in applicable([bucket("d1", fire), bucket("d2", rules)],
                                       SampleConfig())
-    describes = claim("d", mentions=["solvane energy"], described=["solvane energy"])
-    buckets = [bucket("d1", cause), bucket("d2", mentions_only, describes)]
-    assert "causal" in applicable(buckets, SampleConfig())
-    for seed in range(5):  # never the claim that only mentions it
-        picks = choose_claims("causal", buckets, 2, random.Random(seed))
-        assert picks is not None and [p.claim.id for p in picks] == ["c", "d"]
+    # An answer that only points elsewhere ("this capacity loss") starts no chain.
+    vague = chain_claim("v", "This capacity loss caused the breach of the Morrow embankment.")
+    assert "causal" not in applicable([bucket("d1", vague), bucket("d2", second)],
+                                      SampleConfig())

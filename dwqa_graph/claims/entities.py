@@ -97,7 +97,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "29"
+LINK_VERSION = "30"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],
@@ -106,12 +106,12 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     (and the candidate pools counted in Cypher) only combine usable facts:
     ``event_years``: years that date an event the claim names (not a lifespan, a title year,
     a season); ``event_names``: entities those events name (a temporal pair is connected
-    through one of them); ``effect_names``: entities the stated effect names (a causal item
-    bridges through one); ``quantity_units``: per number, its unit when a noun names what it
+    through one of them); ``quantity_units``: per number, its unit when a noun names what it
     measures (else ""); ``described``: entities the claim describes without naming anything else;
-    ``cause_split``: the claim states a cause and its effect."""
+    ``effect_heads``, ``effect_stems``, ``cause_stems``: the claim's sides of a
+    causal chain (rounds/causes.py)."""
+    from dwqa_graph.rounds.causes import chain_roles
     from dwqa_graph.rounds.checks import quantity_kind
-    from dwqa_graph.rounds.generate import split_cause
     from dwqa_graph.rounds.wording import describe, event_clause, quantity_name, subject_of
 
     subject = title_entity(title)
@@ -123,7 +123,6 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     units = [u or ("count" if k in ("population", "riders") else "")
              for u, k in zip(units, kinds, strict=False)]
     clauses = [event_clause(text, y, None, subject) for y in years]
-    split = split_cause(text)
 
     def named(phrase: str | None) -> list[str]:
         """Entities a generated phrase names: what connects it to another claim."""
@@ -142,11 +141,10 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
         "quantity_units": [u if k else "" for u, k in zip(units, kinds, strict=False)],
         "event_years": [y for y, cl in zip(years, clauses, strict=True) if cl],
         "event_names": sorted({n for cl in clauses if cl for n in named(cl)} | through),
-        "effect_names": named(split[1]) if split else [],
         "described": [m["norm"] for m in ments if not m["generic"] and m["role"] != "alias"
                       and m["name"] in text
                       and describe(text, m["name"])],
-        "cause_split": split is not None,
+        **chain_roles(text),
     }
 
 

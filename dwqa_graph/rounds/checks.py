@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from dwqa_graph.evaluation.reader import analyse, rank_sentences, shortest_clause, yes_no
 from dwqa_graph.evaluation.scoring import contains_gold, normalize_answer
+from dwqa_graph.rounds.causes import chain_read, chain_roles, chained, states_whole_chain
 
 CHECKS = ("self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
           "date_roles", "conjunction", "closed_book")
@@ -214,7 +216,10 @@ def solvable(x: CheckInput) -> str | None:
                        for q in (f"How much was {name}?", f"What was {name}?")):
                 return "not_solvable"
         return None
-    # Everything else (conjunction, causal, LLM items): the reader over all spans gives the
+    if d.get("chain"):  # rule causal: a two-hop causal reader follows the stated causes
+        return None if _matches(chain_read(d.get("effect", ""), x.spans), x.answer) else \
+            "not_solvable"
+    # Everything else (conjunction, LLM items): the reader over all spans gives the
     # answer, or the answer is an interval / a difference of figures the spans state.
     if _matches(read(x.question, x.spans), x.answer):
         return None
@@ -280,6 +285,12 @@ def no_shortcut(x: CheckInput) -> str | None:
         if not clues and named(x.question, skip=[x.answer]):
             return "clue_sufficient"
         return None
+    if d.get("chain"):
+        # The lexical reader answers "what caused ...?" from any span stating a cause, asked
+        # effect or not; a span gives a chain away when it states the effect and the answer.
+        if any(states_whole_chain(s, core(x.answer), d.get("effect", "")) for s in x.spans):
+            return "single_span"
+        return None
     operands = [str(v) for v in d.get("years") or d.get("raw") or []]
     if operands and any(all(o in s for o in operands) for s in x.spans):
         return "single_span"
@@ -344,6 +355,10 @@ def coherent(x: CheckInput) -> str | None:
             return "kind_mismatch"
     if x.pattern == "causal" and not any(_CAUSE.search(s) for s in x.spans):
         return "no_causal_relation"
+    if d.get("chain"):  # the causal relation is the connection: the spans must chain
+        links = [SimpleNamespace(**chain_roles(s)) for s in x.spans]
+        ok = len(links) == 2 and (chained(links[0], links[1]) or chained(links[1], links[0]))
+        return None if ok else "no_causal_relation"
     if x.pattern == "comparison" and d.get("names") and len(
             {quantity_kind(n) for n in d["names"]} - {None}) == 1:
         return None  # comparable subjects: the same kind of quantity in the same unit

@@ -23,7 +23,9 @@ from dwqa_graph.claims.features import MONTH_PATTERN
 from dwqa_graph.errors import UsageError
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
+from dwqa_graph.rounds.causes import question_effect, split_cause
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
+from dwqa_graph.text import clean
 
 RULE_GENERATOR_VERSION = "3"
 
@@ -82,12 +84,6 @@ _DATE_EXPR = re.compile(
     rf"\b{MONTH_PATTERN}\.?\s+\d{{4}}|\b\d{{4}}-\d\d-\d\d|\b(?:1[5-9]|20)\d\d\b)(?:\s+onwards)?",
     re.IGNORECASE)
 _CLAUSES = re.compile(r",\s+and\s+|\s+and\s+(?=\w+\s+\w+)|;\s+|,\s+but\s+|,\s+while\s+")
-
-
-def clean(text: str) -> str:
-    text = re.sub(r"\(\s*[^()\w]*\s*\)", "", text)  # "( )" left by a removed date
-    text = re.sub(r"\s+([,.;:)])", r"\1", " ".join(text.split()))
-    return text.strip(" ,;:").rstrip(".")
 
 
 def event_phrase(claim: str, year: int) -> str:
@@ -290,35 +286,27 @@ class RuleGenerator:
 
     def _causal(self, picks: list[Pick], rng: random.Random,
                 titles: dict[str, str | None]) -> tuple[str, str, dict]:
-        """The effect of a stated cause, its subject named only by what another document
-        says about it (the bridge): "What caused the fire at the pilot plant of the start-up
-        founded in May 2017?" needs both claims."""
-        from dwqa_graph.rounds.wording import bridge, compress, describe, noun_description
+        """A causal chain over two documents (rounds/causes.py): the first claim's cause is
+        the answer, the second claim's effect is what the question names, and the event
+        linking them (the first effect, the second cause) is left for the reader to find:
+        "What caused the event that led to water 1.9 metres deep in the streets of Lower
+        Ketterby?" -> "years of neglected maintenance" (through the embankment's breach)."""
+        from dwqa_graph.rounds.wording import compress
 
-        split = split_cause(picks[0].claim.text)
-        if split is None:
-            raise GenerationFailed("no_cause_split", "no cause/effect split in the claim")
-        cause, effect = split
-        c1, c2 = picks[0].claim, picks[1].claim
-        shared = [n for e, n in zip(c2.mentions, c2.names, strict=False) if e in c1.mentions]
-        bridged, np = None, None
-        for entity in [picks[1].entity or "", *shared]:
-            np = noun_description(describe(c2.text, entity))
-            bridged = bridge(clean(_DATE_EXPR.sub("", effect)), entity, np) if np else None
-            if bridged and entity.lower() not in cause.lower():
-                break
-            bridged = None
-        if not bridged:
-            raise GenerationFailed("no_bridge", "the effect names no entity another claim "
-                                   "describes")
-        bridged = compress(bridged, picks[0].claim.text)
-        if not bridged or len(bridged.split()) < 4:
+        first, second = (split_cause(p.claim.text) for p in picks)
+        if first is None or second is None:
+            raise GenerationFailed("no_cause_split", "no cause/effect split in a claim")
+        cause, bridged = first
+        bridge, effect = second
+        asked = compress(question_effect(effect), picks[1].claim.text)
+        if not asked or len(asked.split()) < 4:
             raise GenerationFailed("no_bridge", "effect too short to ask about")
         noun_effect = not re.match(r"^\S+(?:\s+\S+){0,5}\s+(?:was|were|is|are|has|had|did|"
-                                   r"will|would|could|\w+ed)\b", bridged)
-        q = (f"What caused {_mid(bridged)}?" if noun_effect else
-             f"What was the reason that {_mid(bridged)}?")
-        return q, cause, {"cause": cause, "effect": bridged, "bridge": np}
+                                   r"will|would|could|\w+ed)\b", asked)
+        q = (f"What caused the event that led to {_mid(asked)}?" if noun_effect else
+             f"What caused the event because of which {_mid(asked)}?")
+        return q, cause, {"cause": cause, "bridge": bridge, "bridged": bridged,
+                          "effect": asked, "chain": True}
 
     def _conjunction(self, picks: list[Pick], rng: random.Random,
                      titles: dict[str, str | None]) -> tuple[str, str, dict]:
@@ -400,34 +388,6 @@ def _subject_title(title: str | None) -> str | None:
     from dwqa_graph.claims.entities import title_entity
 
     return title_entity(title)
-
-
-_CAUSE_AFTER = re.compile(r"^(?P<effect>.+?),?\s+(?:because of|because|due to|owing to|as a "
-                          r"result of)\s+(?P<cause>.+)$", re.I)
-_CAUSE_BEFORE = re.compile(r"^(?P<cause>.+?)\s+(?:led to|leads to|caused|causes|resulted in|"
-                           r"results in|triggered|forced|prompted)\s+(?P<effect>.+)$", re.I)
-_CAUSE_OPENING = re.compile(r"^(?:because of|because|due to|owing to|as a result of)\s+"
-                            r"(?P<cause>.+?),\s+(?P<effect>.+)$", re.I)
-
-
-_CAUSED_BY = re.compile(r"^(?P<effect>.+?)\s+(?:was|were|is|are|had been|has been)\s+"
-                        r"(?:\w+ly\s+)?(?:caused|triggered|prompted)\s+by\s+(?P<cause>.+)$", re.I)
-
-
-# Who said so, and what it was not, are no part of a cause or an effect.
-_ATTRIBUTION = re.compile(r",?\s+(?:according to|not (?:by|because|due)|an? [\w\s-]{0,30}?"
-                          r"(?:has )?(?:found|said|concluded|showed)|the \w+ said)\b")
-
-
-def split_cause(text: str) -> tuple[str, str] | None:
-    """(cause, effect) from a sentence with an explicit causal cue."""
-    t = clean(text)
-    for rx in (_CAUSE_OPENING, _CAUSED_BY, _CAUSE_BEFORE, _CAUSE_AFTER):
-        m = rx.match(t)
-        if m and len(m.group("cause").split()) >= 2 and len(m.group("effect").split()) >= 2:
-            return (clean(_ATTRIBUTION.split(m.group("cause"))[0]),
-                    clean(_ATTRIBUTION.split(m.group("effect"))[0]))
-    return None
 
 
 class LLMGenerator:

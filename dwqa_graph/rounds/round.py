@@ -30,7 +30,14 @@ from dwqa_graph.llm import LLM, LLMStats
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
-from dwqa_graph.rounds.sampling import Sample, SampleConfig, SeedGraph, graph_seed, sample
+from dwqa_graph.rounds.sampling import (
+    Sample,
+    SampleConfig,
+    SeedGraph,
+    graph_seed,
+    no_draw_reason,
+    sample,
+)
 from dwqa_graph.rounds.verify import (
     NOT_RUN,
     closed_book,
@@ -255,7 +262,7 @@ async def _chain(g: SeedGraph, cfg: SampleConfig, gen: Generator, round_seed: in
         s = sample(g, cfg, graph_seed(round_seed, g.query_id), attempt)
         tally.sampling_s += time.thread_time() - t0
         if s is None:
-            reasons.append("no_applicable_pattern")
+            reasons.append(no_draw_reason(g, cfg))
             continue
         tally.attempts += 1
         try:

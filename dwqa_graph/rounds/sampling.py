@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from dwqa_graph.claims.entities import norm
+from dwqa_graph.rounds.causes import chained
 
 Pattern = Literal["temporal", "comparison", "causal", "conjunction"]
 PATTERNS: tuple[Pattern, ...] = ("temporal", "comparison", "causal", "conjunction")
@@ -39,11 +40,14 @@ class ClaimRef(BaseModel):
     names: list[str] = Field([], description="The same entities' display names.")
     event_years: list[int] = Field([], description="Years that date an event (entity layer).")
     event_names: list[str] = Field([], description="Entities those events name.")
-    effect_names: list[str] = Field([], description="Entities a stated effect names.")
+    effect_heads: list[str] = Field([], description="Causal chain, first link: stems "
+                                    "of its effect's head (rounds/causes.py).")
+    effect_stems: list[str] = Field([], description="... and of all its effect's words.")
+    cause_stems: list[str] = Field([], description="Causal chain, second link: stems of "
+                                   "its cause (an event noun phrase), head first.")
     quantity_units: list[str] = Field([], description="Per number: unit if named, else ''.")
     quantity_kinds: list[str] = Field([], description="Per number: what it measures.")
     described: list[str] = Field([], description="Entities the claim describes.")
-    cause_split: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -170,15 +174,6 @@ def _dated(claims: list[ClaimRef], entity: str) -> list[ClaimRef]:
     return [c for c in claims if c.event_years and entity in c.event_names]
 
 
-def _causes(claims: list[ClaimRef], entity: str) -> list[ClaimRef]:
-    """Claims stating a cause whose effect names ``entity``: the bridge of a causal item."""
-    return [c for c in claims if c.cause_split and entity in c.effect_names]
-
-
-def _describing(claims: list[ClaimRef], entity: str) -> list[ClaimRef]:
-    return [c for c in claims if entity in c.described]
-
-
 def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[int]]]:
     """(unit, kind) -> bucket label -> indexes of claims' numbers of that unit and kind:
     quantities are comparable when they measure the same thing in the same unit."""
@@ -195,9 +190,9 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
                conn: Connections | None = None) -> list[Pattern]:
     """Patterns with at least one *connected* candidate: temporal = dated claims of
     ``hops`` documents whose events name one entity; comparison = quantities with one unit
-    and kind in ``hops`` documents; causal = a claim whose stated effect names an entity
-    that a claim of another document describes; conjunction = one entity reached from >= 3
-    documents. ``conn``: ``connections(buckets)`` when the caller has it already."""
+    and kind in ``hops`` documents; causal = a claim whose stated effect is the event a
+    claim of another document gives as its cause (a chain); conjunction = one entity reached
+    from >= 3 documents. ``conn``: ``connections(buckets)`` when the caller has it already."""
     conn = connections(buckets) if conn is None else conn
     need = max(cfg.hops, cfg.min_buckets)
     out: list[Pattern] = []
@@ -206,7 +201,7 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
         out.append("temporal")
     if any(len(labs) >= need for labs in _quantities(buckets).values()):
         out.append("comparison")
-    if any(_causal_pairs(per, e) for e, per in conn.items()):
+    if _causal_pairs(buckets):
         out.append("causal")
     if any(sum(any(e in c.described for c in cs) for cs in per.values())
            >= max(3, cfg.min_buckets) for e, per in conn.items()):
@@ -214,11 +209,13 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
     return [p for p in out if p in cfg.patterns]
 
 
-def _causal_pairs(per: dict[str, list[ClaimRef]], e: str
-                  ) -> list[tuple[str, ClaimRef, str, ClaimRef]]:
-    """(label, cause claim, label, claim describing the entity its effect names)."""
-    return [(k, c, k2, c2) for k, cs in sorted(per.items()) for c in _causes(cs, e)
-            for k2, cs2 in sorted(per.items()) if k2 != k for c2 in _describing(cs2, e)]
+def _causal_pairs(buckets: list[Bucket]) -> list[tuple[str, ClaimRef, str, ClaimRef]]:
+    """(label, first link, label, second link) of every causal chain across two documents
+    (rounds/causes.py): the first claim's effect is the event the second one's cause names."""
+    firsts = [(b.label, c) for b in buckets for c in b.claims if c.effect_stems]
+    seconds = [(b.label, c) for b in buckets for c in b.claims if c.cause_stems]
+    return [(k, c, k2, c2) for k, c in firsts for k2, c2 in seconds
+            if k != k2 and chained(c, c2)]
 
 
 def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
@@ -235,6 +232,12 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
         return c.names[c.mentions.index(e)] if e in c.mentions and len(c.names) == len(
             c.mentions) else e
 
+    if pattern == "causal":  # through an event, not an entity
+        pairs = _causal_pairs(buckets)
+        if not pairs:
+            return None
+        k, c, k2, c2 = rng.choice(pairs)
+        return [_pick(lab[k], c), _pick(lab[k2], c2)]
     if pattern == "comparison":
         # Two quantities of the same kind and unit from different documents (the same
         # subject or comparable ones: one seed graph is one information need).
@@ -267,13 +270,6 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
                 return chosen
         elif pattern == "comparison":
             continue  # not through an entity: see below
-        elif pattern == "causal":
-            pairs = _causal_pairs(per, e)
-            if not pairs:
-                continue
-            k, c, k2, c2 = rng.choice(pairs)
-            return [_pick(lab[k], c, entity=name_of(c, e)),
-                    _pick(lab[k2], c2, entity=name_of(c2, e))]
         else:
             need = max(3, hops)
             described = {k: [c for c in cs if e in c.described] for k, cs in per.items()}
@@ -302,6 +298,15 @@ def _prepared(graph: SeedGraph, cfg: SampleConfig
         graph._draws[key] = (buckets, conn, applicable(buckets, cfg, conn)
                              if len(buckets) >= cfg.min_buckets else [])
     return graph._draws[key]
+
+
+def no_draw_reason(graph: SeedGraph, cfg: SampleConfig) -> str:
+    """Why ``sample`` drew nothing (the NO_ITEM reason): the graph has no connected candidate
+    at all (``no_applicable_pattern``), or it has some but steering away from the previous
+    round's claims left none (``no_fresh_candidate``: the graph sits a fresh round out)."""
+    base, _, patterns = _prepared(graph, cfg)
+    return "no_fresh_candidate" if patterns and len(base) >= cfg.min_buckets else \
+        "no_applicable_pattern"
 
 
 def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sample | None:
@@ -352,7 +357,7 @@ def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int) -> lis
     items used (``previous_claims``):
 
     * 'fresh': the buckets without those claims -- possibly none, then no draw, and the
-      graph sits this round out (NO_ITEM ``no_applicable_pattern``); the round after, its
+      graph sits this round out (NO_ITEM ``no_fresh_candidate``); the round after, its
       claims are free again (only round t-1 is avoided, which is what Leak&Test leaks);
     * 'avoid': the same while that leaves a connected candidate (``applicable``) with
       ``min_buckets`` documents, and before attempt ``max(1, attempts // 2)``; otherwise

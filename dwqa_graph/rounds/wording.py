@@ -478,21 +478,3 @@ def describe(text: str, name: str) -> str | None:
                 if 2 <= len(desc.split()) <= 7:
                     return f"{m.group('v')} {desc}"
     return None
-
-
-def noun_description(desc: str | None) -> str | None:
-    """"is an American director" -> "the American director" (a bridge in a question)."""
-    m = re.match(r"^(?:is|was|are|were)\s+(?:an?|the)\s+(.+)$", desc or "")
-    return f"the {m.group(1)}" if m and len(m.group(1).split()) <= 7 else None
-
-
-def bridge(effect: str, name: str, np: str) -> str | None:
-    """``effect`` with ``name`` replaced by the description ``np`` (so answering needs the
-    claim the description comes from), or None when the effect does not name it."""
-    poss = re.search(rf"\b(?:the\s+)?{re.escape(name)}['’]s\s+([\w-]+(?:\s+[\w-]+)?)", effect)
-    if poss:
-        return effect[:poss.start()] + f"the {poss.group(1)} of {np}" + effect[poss.end():]
-    m = re.search(rf"\b(?:the\s+)?{re.escape(name)}\b", effect)
-    if m:
-        return effect[:m.start()] + np + effect[m.end():]
-    return None

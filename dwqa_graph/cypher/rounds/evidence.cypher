@@ -27,8 +27,9 @@ CALL (q, snap) {
     // Only what sampling and the generators read: the driver's decoding is most of the
     // query's cost (issue 11's sampling target).
     RETURN collect(c {.id, .text, .number_values, .number_units, .number_raw, .event_years,
-                      .event_names, .effect_names, .quantity_units, .quantity_kinds,
-                      .described, .cause_split, mentions: mentions, names: names}) AS claims
+                      .event_names, .effect_heads, .effect_stems, .cause_stems,
+                      .quantity_units, .quantity_kinds,
+                      .described, mentions: mentions, names: names}) AS claims
   }
   WITH d, v, rank, claims WHERE size(claims) > 0
   ORDER BY rank, d.id

@@ -129,6 +129,24 @@ def question_effect(effect: str) -> str:
     return clean(_MEASURE.sub("", _WHEN.sub("", effect)))
 
 
+def effect_side(effect: str) -> tuple[list[str], list[str]]:
+    """(heads, stems) of an effect: a noun phrase's head, or every word of a clause."""
+    es = stems(effect)
+    return ([head(effect)] if noun_phrase(effect) else es), es
+
+
+def cause_side(cause: str) -> list[str]:
+    """Stems of a cause that names an event (a noun phrase), head first; else []."""
+    h = head(cause) if noun_phrase(cause) else ""
+    return [h, *[s for s in stems(cause) if s != h]] if h else []
+
+
+def same_event(heads: list[str], effect_stems: list[str], cause_stems: list[str]) -> bool:
+    """The one matching rule (see the module doc), also in ``pool_causal.cypher``."""
+    return bool(cause_stems) and bool(effect_stems) and cause_stems[0] in heads and all(
+        s in effect_stems for s in cause_stems)
+
+
 def chain_roles(text: str) -> dict[str, Any]:
     """The claim's sides of a causal chain, stored on the Claim when it is linked:
     ``effect_heads``/``effect_stems`` when its cause can be an answer (the first link);
@@ -140,20 +158,16 @@ def chain_roles(text: str) -> dict[str, Any]:
         return out
     cause, effect = split
     if answer_worthy(cause):
-        out["effect_stems"] = stems(effect)
-        out["effect_heads"] = [head(effect)] if noun_phrase(effect) else stems(effect)
-    if noun_phrase(cause) and len(cause.split()) <= 12 and askable(effect) and head(cause):
-        h = head(cause)
-        out["cause_stems"] = [h, *[s for s in stems(cause) if s != h]]
+        out["effect_heads"], out["effect_stems"] = effect_side(effect)
+    if len(cause.split()) <= 12 and askable(effect):
+        out["cause_stems"] = cause_side(cause)
     return out
 
 
 def chained(first: Any, second: Any) -> bool:
-    """``first``'s effect is the event ``second`` gives as its cause (see the module doc);
-    both carry ``chain_roles``. Mirrored by ``cypher/rounds/pool_causal.cypher``."""
-    cs = second.cause_stems
-    return bool(cs) and bool(first.effect_stems) and cs[0] in first.effect_heads and all(
-        s in first.effect_stems for s in cs)
+    """``first``'s effect is the event ``second`` gives as its cause; both carry
+    ``chain_roles``."""
+    return same_event(first.effect_heads, first.effect_stems, second.cause_stems)
 
 
 def chain_read(effect: str, spans: list[str]) -> str:
@@ -165,14 +179,9 @@ def chain_read(effect: str, spans: list[str]) -> str:
     scored = sorted(((len(want & set(stems(e))), c) for c, e in splits), reverse=True)
     if not scored or scored[0][0] * 2 < len(want):
         return ""
-    bridge = scored[0][1]
-    if not noun_phrase(bridge):
-        return ""
-    hb, sb = head(bridge), set(stems(bridge))
+    bridge = cause_side(scored[0][1])
     for c, e in splits:
-        es = stems(e)
-        heads = [head(e)] if noun_phrase(e) else es
-        if c != bridge and hb in heads and sb <= set(es):
+        if c != scored[0][1] and same_event(*effect_side(e), bridge):
             return c
     return ""
 

@@ -8,6 +8,7 @@ verdicts from QUALITY.md."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -19,8 +20,10 @@ from dwqa_graph.rounds.checks import (
     run_checks,
     year_role_problem,
 )
-from dwqa_graph.rounds.generate import join_clues
-from dwqa_graph.rounds.wording import compress, describe, event_clause, quantity_name
+from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.lists import Group, group
+from dwqa_graph.rounds.sampling import ClaimRef, Pick
+from dwqa_graph.rounds.wording import compress, event_clause, quantity_name
 
 from .conftest import DATA
 
@@ -89,25 +92,34 @@ def test_own_words_item_passes_and_each_check_can_fail() -> None:
     assert "not_solvable" in wrong  # the reader finds 2014, not 2015
 
 
-def test_conjunction_checks() -> None:
-    spans = ["Sinister is a 2012 supernatural horror film directed by Scott Derrickson.",
-             "Deliver Us from Evil is a 2014 American supernatural horror film directed by "
-             "Scott Derrickson.", "Scott Derrickson is an American director."]
-    clues = ["directed a 2012 supernatural horror film",
-             "directed a 2014 American supernatural horror film", "is an American director"]
-    item = {"question": f"Who {join_clues(clues)}?", "answer": "Scott Derrickson",
-            "pattern": "conjunction", "spans": spans}
-    assert item["question"] == ("Who directed a 2012 supernatural horror film and a 2014 "
-                                "American supernatural horror film and is an American director?")
-    # Two blind reviews rejected exactly this item: every clue is true of many people.
-    assert check(item, detail={"clues": clues}) == ["generic_clues"]
-    specific = ["was born in Denver", "grew up in Los Angeles", "is an American director"]
-    assert check({**item, "question": f"Who {join_clues(specific)}?"},
-                 detail={"clues": specific}) == []
-    named = clues[:2] + ["directed Doctor Strange"]
-    assert "clue_sufficient" in check(item, detail={"clues": named})
-    assert "generic_answer" in check({**item, "answer": "American"}, detail={"clues": clues})
-    assert "too_few_clues" in check({**item, "spans": spans[:2]}, detail={"clues": clues[:2]})
+def test_conjunction_of_two_lists() -> None:
+    cast = ("True Lies is a 1994 American action film directed by James Cameron, starring "
+            "Arnold Schwarzenegger, Jamie Lee Curtis, Tom Arnold and Art Malik.")
+    other = ("End of Days is a 1999 American horror film directed by Peter Hyams and starring "
+             "Arnold Schwarzenegger, Gabriel Byrne, Robin Tunney and Kevin Pollak.")
+    titles = {"doc1": "True Lies", "doc2": "End of Days"}
+    picks = [Pick(bucket=f"doc{i}", document_id=f"d{i}", version_id=f"v{i}",
+                  claim=ClaimRef(id=f"c{i}", text=t),
+                  entity="Arnold Schwarzenegger") for i, t in enumerate((cast, other), 1)]
+    q, answer, detail = RuleGenerator()._conjunction(picks, random.Random(0), titles)
+    assert q == "Who starred in both the film True Lies and the film End of Days?"
+    assert answer == "Arnold Schwarzenegger"
+    item = {"question": q, "answer": answer, "pattern": "conjunction", "spans": [cast, other]}
+    assert check(item, detail=detail) == []
+    # Positive controls. The lists share two names: the reader finds no single answer.
+    shared = other.replace("Gabriel Byrne", "Tom Arnold")
+    assert "not_solvable" in check({**item, "spans": [cast, shared]}, detail=detail)
+    # A list of two names all but gives the answer away.
+    short = "End of Days starred Arnold Schwarzenegger and Gabriel Byrne."
+    assert "clue_sufficient" in check({**item, "spans": [cast, short]}, detail=detail)
+    assert "too_few_clues" in check({**item, "spans": [cast]}, detail=detail)
+    assert "generic_answer" in check({**item, "answer": "American"}, detail=detail)
+    # Lists whose lead-in does not say what the members are give no question.
+    vague = "Instead, he had drafted in young players like Nicky Butt, David Beckham, Paul Scholes."
+    assert group(vague, None) is None
+    assert group("In recent editions the book had features on artists such as Anton Corbijn, "
+                 "Larry Sultan, Terry Richardson.", "Snoecks") == Group(
+        "the artists Snoecks had features on")
 
 
 @pytest.mark.parametrize(("span", "year", "problem"), [
@@ -133,7 +145,6 @@ def test_wording_names_events_in_own_words() -> None:
     assert event_clause("In 1998, he played Crankshaft.", 1998, None, None) is None
     film = "Sinister is a 2012 supernatural horror film directed by Scott Derrickson."
     assert event_clause(film, 2012, None, None) == "the film Sinister was released"
-    assert describe(film, "Scott Derrickson") == "directed a 2012 supernatural horror film"
     assert quantity_name("Brennholt Infrastruktur won the contract with a bid of 171 million "
                          "euros.", "171 million euros", "Brennholt Infrastruktur") == (
         "the bid of Brennholt Infrastruktur")

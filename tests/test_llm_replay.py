@@ -55,16 +55,20 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
     ingest(store, [HOTPOT])
     extract_claims(store, extractor="rule")
     first, served, report = run(store, tmp_path, "a")
-    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 4 + 4
-    # Four seed graphs of the sample have a connected candidate for seed 11; all four
-    # candidates pass every mechanical check -- and the model answers every one of them from
+    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 7 + 2
+    # Seven seed graphs of the sample have a connected candidate for seed 11. The two
+    # temporal candidates pass every mechanical check -- and the model answers both from
     # memory (HotpotQA asks about Wikipedia's best-known facts), so the closed-book check
-    # rejects all four.
-    mechanical = {"self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
-                  "date_roles", "conjunction"}
-    assert all(report["check_rejections"][c] == 0 for c in mechanical)
-    assert report["check_rejections"]["closed_book"] == 4
-    assert report["rejected_by_reason"] == {"closed_book": 4}
+    # rejects them. The five conjunction prompts: the model declines one (two unrelated
+    # documents), and its four conjunctions each name a film, a director or a band that
+    # identifies the answer alone (a sufficient clue), and the reader recovers none of
+    # their answers from the spans alone.
+    assert report["check_rejections"] == {
+        "self_contained": 0, "not_verbatim": 0, "solvable": 4, "no_shortcut": 4,
+        "coherent": 1, "date_roles": 0, "conjunction": 0, "closed_book": 2}
+    assert report["rejected_by_reason"] == {"closed_book": 2, "clue_sufficient": 4,
+                                            "llm_no_item": 1, "not_solvable": 4,
+                                            "unrelated_claims": 1}
     assert report["items"] == 0 and first == []
     again, _, report2 = run(store, tmp_path, "b")
     assert again == first  # same seed, same replies, same verdicts
@@ -72,5 +76,5 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
         assert report2[k] == report[k]
     # the closed-book prompts served were exactly the recorded ones: these questions came out
     questions = {p.split("Question: ")[1].split("\n")[0] for p in CLOSED_BOOK["prompts"].values()}
-    assert ("How many years after the release of James Cameron's action film True Lies did "
-            "Arnold Schwarzenegger appear in Peter Hyams's End of Days?") in questions
+    assert ("How many years after the release of Scott Derrickson's horror film Sinister did "
+            "his Marvel Studios superhero film Doctor Strange come out?") in questions

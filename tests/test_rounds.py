@@ -200,10 +200,10 @@ def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -
 
 
 def brute_force_k(graph: SeedGraph) -> int:
-    """Enumerate the connected candidates the sampler can draw (hops 2; conjunction 3):
-    claims of different documents sharing an entity (MENTIONS) that both events name, a
-    cause whose stated effect is the event another document's claim gives as its cause, and
-    count them."""
+    """Enumerate the connected candidates the sampler can draw (hops 2): claims of
+    different documents sharing an entity (MENTIONS) that both events name, two lists of
+    names sharing one entity, a cause whose stated effect is the event another document's
+    claim gives as its cause, and count them."""
     k = 0
     claims = [(b.document_id, c) for b in graph.documents for c in b.claims]
     for (d1, c1), (d2, c2) in itertools.combinations(claims, 2):
@@ -216,14 +216,13 @@ def brute_force_k(graph: SeedGraph) -> int:
                                        strict=False)
                  for x2, u2, k2 in zip(c2.values, c2.quantity_units, c2.quantity_kinds,
                                        strict=False))
+        # a conjunction: two lists of names sharing exactly one entity
+        k += len(set(c1.listed) & set(c2.listed) & set(c1.mentions) & set(c2.mentions)) == 1
     for (d1, c1), (d2, c2) in itertools.permutations(claims, 2):
         # a causal chain: c1's effect is the event c2 gives as its cause (same stems rule)
         if d1 != d2 and c2.cause_stems and c1.effect_stems and c2.cause_stems[0] in \
                 c1.effect_heads and set(c2.cause_stems) <= set(c1.effect_stems):
             k += 1
-    for trio in itertools.combinations(claims, 3):
-        if len({d for d, _ in trio}) == 3:
-            k += len(set.intersection(*(set(c.described) & set(c.mentions) for _, c in trio)))
     return k
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 
+from dwqa_graph.claims.entities import norm
 from dwqa_graph.rounds.causes import chain_roles
+from dwqa_graph.rounds.lists import listed, members
 from dwqa_graph.rounds.sampling import Bucket, ClaimRef, SampleConfig, applicable, choose_claims
 
 
@@ -65,3 +67,36 @@ def test_causal_needs_a_chain_across_two_documents() -> None:
     vague = chain_claim("v", "This capacity loss caused the breach of the Morrow embankment.")
     assert "causal" not in applicable([bucket("d1", vague), bucket("d2", second)],
                                       SampleConfig())
+
+
+TRUE_LIES = ("True Lies is a 1994 American action film written, co-produced and directed by "
+             "James Cameron, starring Arnold Schwarzenegger, Jamie Lee Curtis, Tom Arnold, Art "
+             "Malik and Tia Carrere.")
+END_OF_DAYS = ("End of Days is a 1999 American fantasy action horror thriller film directed by "
+               "Peter Hyams and starring Arnold Schwarzenegger, Gabriel Byrne, Robin Tunney and "
+               "Kevin Pollak.")
+
+
+def list_claim(cid: str, text: str) -> ClaimRef:
+    names = [m[2] for m in members(text)]
+    return ClaimRef(id=cid, text=text, mentions=[norm(n) for n in names], names=names,
+                    listed=[norm(n) for n in listed(text, names)])
+
+
+def test_conjunction_needs_two_lists_that_share_one_name() -> None:
+    cast, other = list_claim("t", TRUE_LIES), list_claim("e", END_OF_DAYS)
+    assert cast.listed[0] == "arnold schwarzenegger" and len(cast.listed) == 5
+    assert "James Cameron" not in cast.names  # "directed by James Cameron, starring": no list
+    buckets = [bucket("d1", cast), bucket("d2", other)]
+    assert "conjunction" in applicable(buckets, SampleConfig())
+    picks = choose_claims("conjunction", buckets, 2, random.Random(3))
+    assert picks is not None and {p.claim.id for p in picks} == {"t", "e"}
+    assert {p.entity for p in picks} == {"Arnold Schwarzenegger"}
+    # Two lists sharing two names single out nobody.
+    both = list_claim("b", END_OF_DAYS.replace("Gabriel Byrne", "Tom Arnold"))
+    assert "conjunction" not in applicable([bucket("d1", cast), bucket("d2", both)],
+                                           SampleConfig())
+    # One document's two lists are no cross-document conjunction.
+    assert "conjunction" not in applicable([bucket("d1", cast, other)], SampleConfig())
+    # A list of two names is no clue that narrows: it is not stored as a list.
+    assert list_claim("s", "The film starred Arnold Schwarzenegger and Tom Arnold.").listed == []

@@ -97,7 +97,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "30"
+LINK_VERSION = "31"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],
@@ -107,12 +107,14 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     ``event_years``: years that date an event the claim names (not a lifespan, a title year,
     a season); ``event_names``: entities those events name (a temporal pair is connected
     through one of them); ``quantity_units``: per number, its unit when a noun names what it
-    measures (else ""); ``described``: entities the claim describes without naming anything else;
+    measures (else ""); ``listed``: entities that are members of the claim's list of names
+(rounds/lists.py: a conjunction clue);
     ``effect_heads``, ``effect_stems``, ``cause_stems``: the claim's sides of a
     causal chain (rounds/causes.py)."""
     from dwqa_graph.rounds.causes import chain_roles
     from dwqa_graph.rounds.checks import quantity_kind
-    from dwqa_graph.rounds.wording import describe, event_clause, quantity_name, subject_of
+    from dwqa_graph.rounds.lists import listed
+    from dwqa_graph.rounds.wording import event_clause, quantity_name, subject_of
 
     subject = title_entity(title)
     holder = subject_of(text, None, subject)
@@ -123,6 +125,7 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     units = [u or ("count" if k in ("population", "riders") else "")
              for u, k in zip(units, kinds, strict=False)]
     clauses = [event_clause(text, y, None, subject) for y in years]
+    members = listed(text, [m["name"] for m in ments])
 
     def named(phrase: str | None) -> list[str]:
         """Entities a generated phrase names: what connects it to another claim."""
@@ -141,9 +144,8 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
         "quantity_units": [u if k else "" for u, k in zip(units, kinds, strict=False)],
         "event_years": [y for y, cl in zip(years, clauses, strict=True) if cl],
         "event_names": sorted({n for cl in clauses if cl for n in named(cl)} | through),
-        "described": [m["norm"] for m in ments if not m["generic"] and m["role"] != "alias"
-                      and m["name"] in text
-                      and describe(text, m["name"])],
+        "listed": sorted({m["norm"] for m in ments if not m["generic"]
+                          and m["name"] in members}),
         **chain_roles(text),
     }
 

@@ -11,17 +11,18 @@ closed-book probe (when a model is configured) are the only checks that need a m
 - not_verbatim: no run of >= 8 consecutive normalised words shared with any evidence span or
   with the text of the documents the spans come from.
 - solvable: the baseline reader (evaluation/reader.py), given only the spans, recovers every
-  operand the answer is computed from (or the answer itself) and so reproduces the answer.
+  operand the answer is computed from (or the answer itself) and so reproduces the answer;
+  a causal chain is followed by a two-hop causal reader, a conjunction of lists by reading
+  the one name the spans' lists share (rounds/lists.py).
 - no_shortcut: no single span holds every operand (or yields the answer through the same
-  reader); for a conjunction no clue names a specific work, title or organisation that
-  would identify the answer alone.
+  reader); every list clue of a conjunction leaves >= 3 candidates.
 - coherent: the combined claims share a named subject (an entity mentioned in every span, or
   the documents' title entity) or a span states the causal relation; compared quantities
   are of the same kind (unit and quantity noun: a salary is not a gross).
 - date_roles: a year an item uses as an event's date is not part of a lifespan range
   ("(1770–1833)"), a work's title year ("The Revenant (2015)") or another parenthetical.
-- conjunction: >= 3 clues, and the answer is not generic (a nationality, a country, a
-  common noun).
+- conjunction: >= 2 list clues (an LLM item without lists: >= 3 spans), and the answer is
+  not generic (a nationality, a country, a common noun).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pydantic import BaseModel, Field
 from dwqa_graph.evaluation.reader import analyse, rank_sentences, shortest_clause, yes_no
 from dwqa_graph.evaluation.scoring import contains_gold, normalize_answer
 from dwqa_graph.rounds.causes import chain_read, chain_roles, chained, states_whole_chain
+from dwqa_graph.rounds.lists import MIN_MEMBERS, list_sizes, shared_member
 
 CHECKS = ("self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
           "date_roles", "conjunction", "closed_book")
@@ -219,6 +221,9 @@ def solvable(x: CheckInput) -> str | None:
     if d.get("chain"):  # rule causal: a two-hop causal reader follows the stated causes
         return None if _matches(chain_read(d.get("effect", ""), x.spans), x.answer) else \
             "not_solvable"
+    if d.get("lists"):  # rule conjunction: the lists in the spans share exactly the answer
+        common = shared_member(x.spans)
+        return None if len(common) == 1 and _matches(common[0], x.answer) else "not_solvable"
     # Everything else (conjunction, LLM items): the reader over all spans gives the
     # answer, or the answer is an interval / a difference of figures the spans state.
     if _matches(read(x.question, x.spans), x.answer):
@@ -278,13 +283,12 @@ def named(text: str, skip: Sequence[str] = ()) -> list[str]:
 def no_shortcut(x: CheckInput) -> str | None:
     d = x.detail
     if x.pattern == "conjunction":
-        clues = d.get("clues") or []
-        for clue in clues:
-            if _pins(clue, x.answer):
-                return "clue_sufficient"  # a named work/organisation pins the answer alone
-        if not clues and named(x.question, skip=[x.answer]):
-            return "clue_sufficient"
-        return None
+        if d.get("lists"):  # a list of fewer than three names all but gives the answer
+            return None if min(list_sizes(x.spans), default=0) >= MIN_MEMBERS else \
+                "clue_sufficient"
+        # An LLM conjunction that names a work or an organisation: that name alone
+        # identifies the answer.
+        return "clue_sufficient" if named(x.question, skip=[x.answer]) else None
     if d.get("chain"):
         # The lexical reader answers "what caused ...?" from any span stating a cause, asked
         # effect or not; a span gives a chain away when it states the effect and the answer.
@@ -465,30 +469,9 @@ def conjunction(x: CheckInput) -> str | None:
         return None
     if generic_answer(x.answer):
         return "generic_answer"
-    clues = x.detail.get("clues")
-    if clues is not None and len(clues) < 3:
+    if len(x.spans) < (2 if x.detail.get("lists") else 3):
         return "too_few_clues"
-    if len(x.spans) < 3:
-        return "too_few_clues"
-    if clues is not None and sum(map(_specific, clues)) < 2:
-        # "is an American director", "directed a 2012 supernatural horror film": true of
-        # many people, so the clues together need not single out the answer (rejected in
-        # two blind reviews). At least two clues must name something particular.
-        return "generic_clues"
     return None
-
-
-def _pins(clue: str, answer: str) -> bool:
-    """A clue that names a work, an organisation or a person pins its subject alone
-    ("directed Doctor Strange"); a place ("was born in Denver") narrows it down only."""
-    return any(not re.search(r"\b(?:in|at|from|near)\s+(?:the\s+)?$", clue[:clue.find(n)])
-               for n in named(clue, skip=[answer]) if n in clue)
-
-
-def _specific(clue: str) -> bool:
-    """A clue naming a particular person, place or organisation (not a nationality)."""
-    return any(w[:1].isupper() and normalize_answer(w) not in _NATIONALITY | _COUNTRIES
-               for w in re.findall(r"[\w'’-]+", clue))
 
 
 MECHANICAL = (("self_contained", self_contained), ("not_verbatim", not_verbatim),

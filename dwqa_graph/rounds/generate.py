@@ -27,7 +27,7 @@ from dwqa_graph.rounds.causes import question_effect, split_cause
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 from dwqa_graph.text import clean
 
-RULE_GENERATOR_VERSION = "3"
+RULE_GENERATOR_VERSION = "4"
 
 
 class UsedClaim(BaseModel):
@@ -110,12 +110,17 @@ def quote_list(items: list[str]) -> str:
 
 _COMMON_OPENERS = frozenset("the a an construction work deliveries production service "
                             "operation operations".split())
-_PERSON = re.compile(r"\b(?:directed|wrote|starred|sang|played|coached|managed|born|died|"
-                     r"actor|actress|singer|director|filmmaker|player|writer|author|musician|"
-                     r"politician|footballer|manager|drummer|guitarist|rapper|producer|"
-                     r"composer|poet|novelist|journalist|businessman|businesswoman|he|she)\b",
-                     re.I)
 _CURRENCY_WORDS = {"EUR": "euros", "USD": "US dollars", "GBP": "pounds"}
+
+
+# Wordings of one question (chosen by r): the reviewers called a single template robotic.
+# Every interval wording says how years are counted (8 June 2020 to 14 September 2023 is 3).
+_INTERVAL = ("Counting by year only, how many years passed between when {} and when {}?",
+             "Counting by year only, how many years apart were these two events: {} and {}?",
+             "How many calendar years lie between the year {} and the year {}?",
+             "What is the difference in calendar years between the year {} and the year {}?")
+_FIRST = ("Which happened first: {}?", "Which came earlier: {}?",
+          "Which of these took place earlier: {}?")
 
 
 def _mid(clause: str) -> str:
@@ -169,7 +174,7 @@ class RuleGenerator:
     def _temporal(self, picks: list[Pick], rng: random.Random,
                   titles: dict[str, str | None]) -> tuple[str, str, dict]:
         form = "interval" if rng.random() < 0.6 else "first"
-        return self.temporal(picks, form, rng.randrange(2), titles)
+        return self.temporal(picks, form, rng.randrange(len(_INTERVAL)), titles)
 
     def temporal(self, picks: list[Pick], form: str, wording: int = 0,
                  titles: dict[str, str | None] | None = None) -> tuple[str, str, dict]:
@@ -232,16 +237,14 @@ class RuleGenerator:
         if form == "interval":
             # "Counting by year only": 8 June 2020 to 14 September 2023 is 3 years by year,
             # and the reader cannot be left to guess how years are counted.
-            q = ["Counting by year only, how many years passed between when {} and when {}?",
-                 "Counting by year only, how many years apart were these two events: {} and "
-                 "{}?"][wording]
+            q = _INTERVAL[wording % len(_INTERVAL)]
             diff = max(years) - min(years)
             return (q.format(*[_mid(e) for e in ev[:2]]) if len(ev) == 2 else
                     "Counting by year only, how many years passed between the earliest and the "
                     "latest of these: "
                     + ", ".join(_mid(e) for e in ev) + "?",
                     f"{diff} year" + ("s" if diff != 1 else ""), detail)
-        q = ["Which happened first: {}?", "Which came earlier: {}?"][wording]
+        q = _FIRST[wording % len(_FIRST)]
         joined = ", or ".join(_mid(e) for e in ev)
         return q.format(joined), _cap(ev[years.index(min(years))]), detail
 
@@ -310,18 +313,32 @@ class RuleGenerator:
 
     def _conjunction(self, picks: list[Pick], rng: random.Random,
                      titles: dict[str, str | None]) -> tuple[str, str, dict]:
-        from dwqa_graph.rounds.wording import describe
+        """Two lists of names from two documents that share one member (rounds/lists.py):
+        "Who starred in both the film True Lies and the film End of Days?" Each list leaves
+        several candidates; only together do they name one."""
+        from dwqa_graph.rounds.lists import group, members, shared_member
 
-        entity = picks[0].entity or ""
-        clues = [describe(p.claim.text, entity) for p in picks]
-        if any(c is None for c in clues) or len({c for c in clues}) < len(clues):
-            raise GenerationFailed("no_description", f"a clue about {entity} cannot be "
-                                   "rewritten as a description")
-        cl = [str(c) for c in clues]
-        rng.shuffle(cl)
-        who = "Who" if any(_PERSON.search(c) for c in cl) else "What"
-        q = f"{who} {join_clues(cl)}?"
-        return q, entity, {"entity": entity, "clues": cl}
+        texts = [p.claim.text for p in picks]
+        groups = [group(t, _subject_title(titles.get(p.bucket)))
+                  for t, p in zip(texts, picks, strict=True)]
+        if any(g is None for g in groups):
+            raise GenerationFailed("no_description", "the words before a list do not say "
+                                   "what its members are")
+        common = shared_member(texts)
+        if len(common) != 1:
+            raise GenerationFailed("not_unique", f"the lists share {len(common)} names")
+        gs = [g for g in groups if g is not None]
+        rng.shuffle(gs)
+        works = [g.work for g in gs if g.work]
+        if len(works) == 2:
+            q = f"Who starred in both {works[0]} and {works[1]}?"
+        elif works:
+            other = next(g for g in gs if not g.work)
+            q = f"Which of {other.phrase} also starred in {works[0]}?"
+        else:
+            q = f"Which of {gs[0].phrase} was also one of {gs[1].phrase}?"
+        return q, common[0], {"entity": common[0], "groups": [g.phrase for g in gs],
+                              "lists": [[n for _, _, n in members(t)] for t in texts]}
 
 
 _PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?:directed|produced|written|starring|featuring|"
@@ -368,20 +385,6 @@ def _parallel(events: list[str]) -> tuple[list[str], str] | None:
     if len({s.lower() for s in subjects}) < len(subjects):
         return None
     return subjects, found[0].group("v") if found[0] else ""
-
-
-def join_clues(clues: list[str]) -> str:
-    """"directed a 2012 horror film and a 2014 thriller, and is an American director":
-    clues with the same verb share it."""
-    groups: dict[str, list[str]] = {}
-    for c in clues:
-        verb, _, rest = c.partition(" ")
-        groups.setdefault(verb, []).append(rest)
-    parts = [f"{verb} " + " and ".join(rests) for verb, rests in groups.items()]
-    if len(parts) == 1:
-        return parts[0]
-    return ", ".join(parts[:-1]) + ", and " + parts[-1] if len(parts) > 2 else \
-        f"{parts[0]} and {parts[1]}"
 
 
 def _subject_title(title: str | None) -> str | None:

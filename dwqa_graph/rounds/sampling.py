@@ -47,7 +47,8 @@ class ClaimRef(BaseModel):
                                    "its cause (an event noun phrase), head first.")
     quantity_units: list[str] = Field([], description="Per number: unit if named, else ''.")
     quantity_kinds: list[str] = Field([], description="Per number: what it measures.")
-    described: list[str] = Field([], description="Entities the claim describes.")
+    listed: list[str] = Field([], description="Entities in the claim's list of names "
+                              "(rounds/lists.py).")
 
     @model_validator(mode="before")
     @classmethod
@@ -191,8 +192,9 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
     """Patterns with at least one *connected* candidate: temporal = dated claims of
     ``hops`` documents whose events name one entity; comparison = quantities with one unit
     and kind in ``hops`` documents; causal = a claim whose stated effect is the event a
-    claim of another document gives as its cause (a chain); conjunction = one entity reached
-    from >= 3 documents. ``conn``: ``connections(buckets)`` when the caller has it already."""
+    claim of another document gives as its cause (a chain); conjunction = two claims of
+    different documents whose lists of names share exactly one entity (rounds/lists.py).
+    ``conn``: ``connections(buckets)`` when the caller has it already."""
     conn = connections(buckets) if conn is None else conn
     need = max(cfg.hops, cfg.min_buckets)
     out: list[Pattern] = []
@@ -203,8 +205,7 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
         out.append("comparison")
     if _causal_pairs(buckets):
         out.append("causal")
-    if any(sum(any(e in c.described for c in cs) for cs in per.values())
-           >= max(3, cfg.min_buckets) for e, per in conn.items()):
+    if _list_pairs(buckets):
         out.append("conjunction")
     return [p for p in out if p in cfg.patterns]
 
@@ -216,6 +217,20 @@ def _causal_pairs(buckets: list[Bucket]) -> list[tuple[str, ClaimRef, str, Claim
     seconds = [(b.label, c) for b in buckets for c in b.claims if c.cause_stems]
     return [(k, c, k2, c2) for k, c in firsts for k2, c2 in seconds
             if k != k2 and chained(c, c2)]
+
+
+def _list_pairs(buckets: list[Bucket]) -> list[tuple[str, ClaimRef, str, ClaimRef, str]]:
+    """(label, claim, label, claim, entity) of every pair of claims of different documents
+    whose lists of names share exactly one entity (the conjunction's answer): each list
+    alone leaves >= lists.MIN_MEMBERS candidates, the two together one."""
+    lists = [(b.label, c) for b in buckets for c in b.claims if c.listed]
+    out = []
+    for i, (k, c) in enumerate(lists):
+        for k2, c2 in lists[i + 1:]:
+            common = set(c.listed) & set(c2.listed)
+            if k != k2 and len(common) == 1:
+                out.append((k, c, k2, c2, common.pop()))
+    return out
 
 
 def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
@@ -232,6 +247,13 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
         return c.names[c.mentions.index(e)] if e in c.mentions and len(c.names) == len(
             c.mentions) else e
 
+    if pattern == "conjunction":  # two lists meeting in one entity
+        found = _list_pairs(buckets)
+        if not found:
+            return None
+        k, c, k2, c2, e = rng.choice(found)
+        return [_pick(lab[k], c, entity=name_of(c, e)),
+                _pick(lab[k2], c2, entity=name_of(c, e))]
     if pattern == "causal":  # through an event, not an entity
         pairs = _causal_pairs(buckets)
         if not pairs:
@@ -253,32 +275,20 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
             if chosen:
                 return chosen
         return None
-    entities = sorted(conn)
+    entities = sorted(conn)  # temporal: dated events that name one entity
     rng.shuffle(entities)
     for e in entities:
         per = conn[e]
-        if pattern == "temporal":
-            labels = sorted(k for k, cs in per.items() if _dated(cs, e))
-            if len(labels) < hops:
-                continue
-            rng.shuffle(labels)
-            events = [_pick(lab[k], c, year=y, entity=name_of(c, e)) for k in labels
-                      for c in _dated(per[k], e) for y in c.event_years]
-            rng.shuffle(events)
-            chosen = _distinct(events, "year", hops)
-            if chosen:
-                return chosen
-        elif pattern == "comparison":
-            continue  # not through an entity: see below
-        else:
-            need = max(3, hops)
-            described = {k: [c for c in cs if e in c.described] for k, cs in per.items()}
-            labels = sorted(k for k, cs in described.items() if cs)
-            if len(labels) < need:
-                continue
-            rng.shuffle(labels)
-            return [_pick(lab[k], (c := rng.choice(described[k])), entity=name_of(c, e))
-                    for k in labels[:need]]
+        labels = sorted(k for k, cs in per.items() if _dated(cs, e))
+        if len(labels) < hops:
+            continue
+        rng.shuffle(labels)
+        events = [_pick(lab[k], c, year=y, entity=name_of(c, e)) for k in labels
+                  for c in _dated(per[k], e) for y in c.event_years]
+        rng.shuffle(events)
+        chosen = _distinct(events, "year", hops)
+        if chosen:
+            return chosen
     return None
 
 
@@ -328,8 +338,7 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     if not patterns:
         return None
     pattern = rng.choice(patterns)
-    picks = choose_claims(pattern, buckets, cfg.hops if pattern != "conjunction"
-                          else max(3, cfg.hops), rng, conn)
+    picks = choose_claims(pattern, buckets, cfg.hops, rng, conn)
     if not picks:
         return None
     used = {p.bucket for p in picks}

@@ -1,4 +1,4 @@
-"""The rule generator's own words: events, quantities and descriptions from one claim.
+"""The rule generator's own words: events and quantities from one claim.
 
 No quoting: an event is named by its subject and action ("Sinister was released", "Solvane
 Energy was founded"), a quantity by its holder and noun ("the final cost of the Valmora
@@ -417,64 +417,3 @@ def quantity_name(text: str, raw: str, holder: str | None,
     if re.search(r"\bapproved\b", window):  # "The Council approved the project ... with a
         return f"the {noun} {holder} approved"  # budget of": the council's approved budget
     return f"the {noun} of {holder}"
-
-
-# -- descriptions (conjunction clues, causal bridges) ---------------------------------------
-_ACTIVE = {"directed": "directed", "written": "wrote", "produced": "produced",
-           "founded": "founded", "developed": "developed", "published": "published",
-           "created": "created", "designed": "designed", "built": "built",
-           "composed": "composed", "performed": "performed", "recorded": "recorded",
-           "hosted": "hosted", "coached": "coached", "managed": "managed",
-           "owned": "owned", "edited": "edited", "illustrated": "illustrated",
-           "sung": "sang", "played": "played", "starring": "starred in"}
-
-
-_VERBS_BY = (r"directed|written|produced|developed|published|created|designed|built|composed|"
-             r"performed|recorded|hosted|owned|edited|illustrated|sung")
-_PASSIVE_BY = re.compile(rf"^(?P<x>[^,]+?)\s+(?:is|was)\s+(?:an?|the)\s+(?P<desc>[^,;]+?)\s*,?\s+"
-                         rf"(?P<verb>{_VERBS_BY})(?:\s+and\s+\w+)?\s+by\s+(?P<rest>.+)$")
-_IS_A = re.compile(r"^(?:['’]s)?\s*(?:\([^()]*\))?\s*,?\s+(?P<v>is|was|are|were)\s+"
-                   r"(?P<desc>(?:an?|the)\s+[^,;()]+)")
-_WORK_BY = re.compile(r"^(?P<x>[^,]+?)\s+(?:is|was)\s+(?:an?|the)\s+(?P<desc>[^,;]*?\b(?P<kind>"
-                      r"album|EP|single|song|box set|compilation|novel|book|poem|film|"
-                      r"painting|video game|game|musical|opera|play))\s+by\s+(?P<rest>.+)$")
-_MADE = ((("album", "ep", "single", "song", "box set", "compilation"), "released"),
-         (("novel", "book", "poem", "play", "musical", "opera"), "wrote"),
-         (("film", "video game", "game"), "made"), (("painting",), "painted"))
-_DESC_CUT = re.compile(r"\s+(?:who|which|that|best known|known|from|based in|in|of the|with|"
-                       r"and)\s+")
-
-
-def describe(text: str, name: str) -> str | None:
-    """What ``text`` says about ``name`` as a verb phrase without the name ("directed a
-    2012 supernatural horror film", "is an American filmmaker"), or None."""
-    m = _PASSIVE_BY.match(text)
-    if m and re.match(rf"{re.escape(name)}\b", m.group("rest")):
-        desc = _clean(m.group("desc"))
-        verb = _ACTIVE.get(m.group("verb"), "")
-        if not verb or len(desc.split()) > 7 or re.search(r"\b(?:directed|written|by)\b", desc):
-            return None
-        article = "an" if desc[:1].lower() in "aeiou" else "a"
-        return f"{verb} {article} {desc}"
-    m = _WORK_BY.match(text)
-    if m and re.match(rf"{re.escape(name)}\b", m.group("rest")):
-        desc = _clean(m.group("desc"))
-        kind = m.group("kind").lower()
-        verb = next((v for ks, v in _MADE if kind in ks), "")
-        if verb and len(desc.split()) <= 6 and "by" not in desc.split():
-            article = "an" if desc[:1].lower() in "aeiou" else "a"
-            return f"{verb} {article} {desc}"
-    for lead in (name, f"The {name}"):
-        ap = re.match(rf"^{re.escape(lead)},\s+(?P<desc>an?\s+[^,;()]+),", text)
-        if ap:  # "Solvane Energy, a start-up founded in May 2017 by two researchers, ..."
-            desc = " ".join(_clean(ap.group("desc")).split()[:7])
-            desc = compress(desc, text) or ""
-            if len(desc.split()) >= 2:
-                return f"is {desc}"
-        if text.startswith(lead):
-            m = _IS_A.match(text[len(lead):])
-            if m:
-                desc = _DESC_CUT.split(_clean(m.group("desc")))[0]
-                if 2 <= len(desc.split()) <= 7:
-                    return f"{m.group('v')} {desc}"
-    return None

@@ -1,7 +1,7 @@
 // (:Claim)-[:MENTIONS {role}]->(:Entity): role "text" (named in the claim) or "title" (the
 // document's subject). Generic entities (nationalities, countries, units) are kept but
 // flagged, so sampling never connects claims through them. The claim also gets the roles
-// generators can use (event_years, quantity_units, described, the causal-chain stems). Idempotent.
+// generators can use (event_years, quantity_units, listed, the causal-chain stems). Idempotent.
 UNWIND $rows AS row
 MATCH (c:Claim {id: row.claim_id})
 SET c.entities_linked = row.version, c += row.roles

@@ -1,10 +1,12 @@
-// Candidate pool size, conjunction pattern: for each non-generic Entity, unordered triples
-// of claims from three different documents that each describe it (the entity's norm in
-// the claim's `described`) — the elementary symmetric polynomial e3 of the per-document
-// counts: (S^3 - 3 S sum n^2 + 2 sum n^3) / 6.
+// Candidate pool size, conjunction pattern: unordered pairs of claims from two different
+// documents whose lists of names (the entities in the claim's `listed`, rounds/lists.py)
+// share exactly one non-generic Entity (claim -> entity <- claim): the answer, which each
+// list alone leaves among several candidates and the two together single out.
 UNWIND $graphs AS g
-MATCH (v:DocumentVersion)-[:HAS_CLAIM]->(c:Claim)-[:MENTIONS]->(e:Entity)
-WHERE v.id IN g.versions AND NOT e.generic AND e.norm IN coalesce(c.described, [])
-WITH g.query_id AS q, e, v.id AS d, count(DISTINCT c) AS n
-WITH q, e, sum(n) AS s, sum(n * n) AS s2, sum(n * n * n) AS s3
-RETURN q AS query_id, sum((s * s * s - 3 * s * s2 + 2 * s3) / 6) AS k
+MATCH (v1:DocumentVersion)-[:HAS_CLAIM]->(c1:Claim)-[:MENTIONS]->(e:Entity)
+      <-[:MENTIONS]-(c2:Claim)<-[:HAS_CLAIM]-(v2:DocumentVersion)
+WHERE v1.id IN g.versions AND v2.id IN g.versions AND v1.id < v2.id AND NOT e.generic
+  AND e.norm IN coalesce(c1.listed, []) AND e.norm IN coalesce(c2.listed, [])
+WITH g.query_id AS q, c1, c2, count(DISTINCT e) AS shared
+WHERE shared = 1
+RETURN q AS query_id, count(*) AS k

@@ -1,0 +1,151 @@
+"""Conjunctions through named lists: one entity in the lists of two documents.
+
+A conjunction clue must narrow the answer down without pinning it, and the clues together
+must single it out (QUALITY.md). Descriptions cannot be judged that way mechanically
+("is an American director" is true of many people; is "was born in Denver" too?), and two
+blind reviews rejected every description-based conjunction. A *list* can: "True Lies ...
+starring Arnold Schwarzenegger, Jamie Lee Curtis, Tom Arnold ..." names every candidate the
+clue leaves, so whether one clue is sufficient (its list has one member) and whether the
+clues together single the answer out (the lists share exactly one member) is read off the
+spans. The entity layer finds such pairs: two claims of different documents whose listed
+entities meet in one ``Entity`` node.
+
+One rule, used at link time (``listed`` on the Claim), by the generator (``group``), and by
+the checks (``shared_member``, which reads the lists from the span text alone).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dwqa_graph.evaluation.scoring import normalize_answer
+
+#: A list clue leaves at least this many candidates (the answer and two others).
+MIN_MEMBERS = 3
+
+_PARTICLE = r"(?:de|da|di|du|del|der|van|von|la|le|y|bin|al)"
+_NAME = re.compile(rf"[A-Z][\w'’.-]*(?:\s+(?:{_PARTICLE}\s+)?[A-Z][\w'’.-]*)*")
+# Between two members: a comma or "and" / "&", then at most two lowercase words that say the
+# next member's role ("guitarist Gary Lee Conner, bass player Van Conner and drummer ...").
+_STOP = frozenset("""a an the of in on at to for from by with and or as like such including
+is are was were be been being has have had do does did he she it they we this these that those
+his her its their who which also regularly often many several some other various""".split())
+_SEP = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
+                  rf"(?:(?!(?:{'|'.join(sorted(_STOP))})\b)[a-z]+(?<!ing)(?<!ed)\s+){{0,2}}")
+
+
+def members(text: str) -> list[tuple[int, int, str]]:
+    """The longest run of >= 2 capitalised names joined as a list in ``text``: (start, end,
+    name) per member."""
+    best: list[tuple[int, int, str]] = []
+    run: list[tuple[int, int, str]] = []
+    for m in _NAME.finditer(text):
+        # A sentence's full stop is not part of the last name (an initial's is: "J.").
+        name = m.group(0)[:-1] if re.search(r"\w{2}\.$", m.group(0)) else m.group(0)
+        member = (m.start(), m.start() + len(name), name)
+        if run and _SEP.fullmatch(text[run[-1][1]:m.start()]):
+            run.append(member)
+        else:
+            run = [member]
+        if len(run) > len(best):
+            best = list(run)
+    if len(best) < 2:
+        return []
+    # "Phil Neville and Paul Scholes" is two members the name pattern kept apart already;
+    # the last member ends the list (not "... and Ryan McGinley, and featured interviews").
+    return best
+
+
+def listed(text: str, names: list[str]) -> list[str]:
+    """Which of ``names`` (an entity's display names) are members of the claim's list (with
+    at least MIN_MEMBERS members): the entity layer stores their norms on the claim."""
+    ms = members(text)
+    if len(ms) < MIN_MEMBERS:
+        return []
+    inside = {normalize_answer(n) for _, _, n in ms}
+    return [n for n in names if normalize_answer(n) in inside]
+
+
+@dataclass(frozen=True)
+class Group:
+    """What a list clue says its members are: ``cast`` of a ``work`` ("the film True Lies"),
+    or a ``noun`` phrase ("the rising photographers Index Magazine regularly employed")."""
+
+    phrase: str
+    work: str = ""
+
+
+_CAST = re.compile(r"\b(?:starring|co-starring|and stars|stars)\s*$")
+_WORK = re.compile(r"^(?P<x>[A-Z][^,()]*?)\s+(?:is|was)\s+an?\s+[^,()]*?\b(?P<kind>film|"
+                   r"television series|TV series|miniseries|sitcom|series|musical|play|"
+                   r"video game)\b")
+_SUCH = re.compile(r"\bsuch\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+as\s*$")
+_LIKE = re.compile(r"\b(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+(?:such as|like|"
+                   r"including)\s*$")
+_LEAD_PP = re.compile(r"^(?:In|On|During|At|Since|From|After|Before|For|By)\s+"
+                      r"(?:[a-z0-9][\w-]*\s+){1,4}(?=the\s|[A-Z])")
+_ANAPHOR = re.compile(r"^(?:he|she|it|they|this|these|its|his|her|their)\b", re.IGNORECASE)
+
+
+def group(text: str, title: str | None) -> Group | None:
+    """The set a claim's list describes, in the generator's words, or None when the words
+    before the list do not say (then the claim is no clue)."""
+    ms = members(text)
+    if len(ms) < MIN_MEMBERS:
+        return None
+    lead = text[:ms[0][0]]
+    if _CAST.search(lead):
+        m = _WORK.match(text)
+        if not m:
+            return None
+        work = f"the {m.group('kind')} {m.group('x').strip()}"
+        return Group(phrase=f"the cast of {work}", work=work)
+    m = _SUCH.search(lead) or _LIKE.search(lead)
+    if not m:
+        return None
+    words = m.group("noun").split()
+    # "had features on artists such as": the noun is what follows the last function word.
+    cut = max((i + 1 for i, w in enumerate(words) if w in _STOP), default=0)
+    noun = words[cut:]
+    if not noun:
+        return None
+    # The clause before the set: before "such ... as", or before the noun itself.
+    end = m.start() if m.re is _SUCH else \
+        m.start("noun") + len(" ".join(words[:cut])) + (1 if cut else 0)
+    clause = re.split(r"[,;:]\s*", lead[:end])[-1].strip()
+    clause = _LEAD_PP.sub("", clause)
+    clause = _subject(clause, title)
+    if clause is None or len(clause.split()) < 2 or clause.split()[-1] in {"of", "the", "a"}:
+        return None
+    return Group(phrase=f"the {' '.join(noun)} {clause}")
+
+
+def _subject(clause: str, title: str | None) -> str | None:
+    """The clause with its subject named: "the book had features on" in the article on
+    Snoecks is "Snoecks had features on"; "index regularly employed" in the article on Index
+    Magazine is "Index Magazine regularly employed". A pronoun or an unnamed subject: None."""
+    if not clause or _ANAPHOR.match(clause):
+        return None
+    words = clause.split()
+    if title:
+        t = re.sub(r"\s*\([^()]*\)\s*$", "", title).strip()
+        if words[0].lower() == t.split()[0].lower() and not words[0][:1].isupper():
+            return " ".join([t, *words[1:]])
+        if words[0].lower() == "the" and len(words) > 2 and words[1][:1].islower():
+            return " ".join([t, *words[2:]])  # "the book": the article's own subject
+    return clause if words[0][:1].isupper() and words[0].lower() != "the" else None
+
+
+def shared_member(spans: list[str]) -> list[str]:
+    """The members every span's list names (compared normalised), in the first span's
+    wording: exactly one is a conjunction's answer."""
+    lists = [members(s) for s in spans]
+    if not lists or any(len(ms) < 2 for ms in lists):
+        return []
+    common = set.intersection(*({normalize_answer(n) for _, _, n in ms} for ms in lists))
+    return [n for _, _, n in lists[0] if normalize_answer(n) in common]
+
+
+def list_sizes(spans: list[str]) -> list[int]:
+    return [len(members(s)) for s in spans]

@@ -50,11 +50,9 @@ def members(text: str) -> list[tuple[int, int, str]]:
             run = [member]
         if len(run) > len(best):
             best = list(run)
-    if len(best) < 2:
-        return []
-    # "Phil Neville and Paul Scholes" is two members the name pattern kept apart already;
-    # the last member ends the list (not "... and Ryan McGinley, and featured interviews").
-    return best
+    # The list ends at its last name: "... and Ryan McGinley, and featured interviews with"
+    # is no separator, so the run stops there.
+    return best if len(best) >= 2 else []
 
 
 def listed(text: str, names: list[str]) -> list[str]:
@@ -69,8 +67,9 @@ def listed(text: str, names: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Group:
-    """What a list clue says its members are: ``cast`` of a ``work`` ("the film True Lies"),
-    or a ``noun`` phrase ("the rising photographers Index Magazine regularly employed")."""
+    """What a list clue says its members are, as a plural noun phrase: "the cast of the film
+    True Lies" (``work``: "the film True Lies", for "starred in") or "the rising
+    photographers Index Magazine regularly employed"."""
 
     phrase: str
     work: str = ""

@@ -114,12 +114,13 @@ def test_conjunction_of_two_lists() -> None:
     assert "clue_sufficient" in check({**item, "spans": [cast, short]}, detail=detail)
     assert "too_few_clues" in check({**item, "spans": [cast]}, detail=detail)
     assert "generic_answer" in check({**item, "answer": "American"}, detail=detail)
-    # Lists whose lead-in does not say what the members are give no question.
-    vague = "Instead, he had drafted in young players like Nicky Butt, David Beckham, Paul Scholes."
-    assert group(vague, None) is None
+    # Lists of examples ("such as", "like") are no clue: they do not claim to be complete,
+    # so two of them sharing one name does not show that only one is shared.
     assert group("In recent editions the book had features on artists such as Anton Corbijn, "
-                 "Larry Sultan, Terry Richardson.", "Snoecks") == Group(
-        "the artists Snoecks had features on")
+                 "Larry Sultan, Terry Richardson.") is None
+    assert group("Instead, he had drafted in young players like Nicky Butt, David Beckham, "
+                 "Paul Scholes.") is None
+    assert group(cast) == Group("the cast of the film True Lies", "the film True Lies")
 
 
 @pytest.mark.parametrize(("span", "year", "problem"), [
@@ -287,3 +288,22 @@ def test_a_causal_chain_is_asked_through_its_hidden_middle_event() -> None:
     # ... and two causes whose events differ are no chain.
     other = "The storm led to water up to 1.9 metres deep in the streets of Lower Ketterby."
     assert "no_causal_relation" in check({**item, "spans": [breach, other]}, detail=qa.detail)
+
+
+def test_two_releases_with_one_director_say_so() -> None:
+    # "the film Deliver Us from Evil" alone is three films; the shared credit says which.
+    texts = ["Sinister is a 2012 supernatural horror film directed by Scott Derrickson.",
+             "Deliver Us from Evil is a 2014 American supernatural horror film directed by "
+             "Scott Derrickson."]
+    picks = [Pick(bucket=f"doc{i}", document_id=f"d{i}", version_id=f"v{i}", year=y,
+                  claim=ClaimRef(id=f"c{i}", text=t, mentions=["scott derrickson"]),
+                  entity="Scott Derrickson")
+             for i, (t, y) in enumerate(zip(texts, (2012, 2014), strict=True), 1)]
+    q, a, _ = RuleGenerator().temporal(picks, "first")
+    assert q == ("Which was released first, the film Sinister or the film Deliver Us from "
+                 "Evil, both directed by Scott Derrickson?") and a == "The film Sinister"
+    q, a, detail = RuleGenerator().temporal(picks, "interval")
+    assert q.endswith("was the film Deliver Us from Evil released, both directed by Scott "
+                      "Derrickson?") and a == "2 years"
+    item = {"question": q, "answer": a, "pattern": "temporal", "spans": texts}
+    assert check(item, detail=detail) == []

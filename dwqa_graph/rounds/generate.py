@@ -114,10 +114,11 @@ _CURRENCY_WORDS = {"EUR": "euros", "USD": "US dollars", "GBP": "pounds"}
 
 
 # Wordings of one question (chosen by r): the reviewers called a single template robotic.
-# Every interval wording says how years are counted (8 June 2020 to 14 September 2023 is 3).
+# Every interval wording says how years are counted (8 June 2020 to 14 September 2023 is 3);
+# "how many calendar years lie between" was dropped: a reviewer read it as the years
+# strictly between the two.
 _INTERVAL = ("Counting by year only, how many years passed between when {} and when {}?",
              "Counting by year only, how many years apart were these two events: {} and {}?",
-             "How many calendar years lie between the year {} and the year {}?",
              "What is the difference in calendar years between the year {} and the year {}?")
 _FIRST = ("Which happened first: {}?", "Which came earlier: {}?",
           "Which of these took place earlier: {}?")
@@ -208,12 +209,15 @@ class RuleGenerator:
         if parallel is not None and len(ev) == 2:
             # The same kind of event for two connected subjects (two births, two film
             # releases): "Who was born first, A or B?".
-            subjects, verb = parallel
+            subjects, verb, credit = parallel
+            # "the film Deliver Us from Evil" alone is three films (2006, 2014, 2020): a
+            # shared credit says which ones (two blind reviews rejected the item without).
+            both = f", both {credit}" if credit else ""
             detail["options"] = subjects
             early, late = years.index(min(years)), years.index(max(years))
             if form == "first":
                 who = "Who" if verb in ("was born", "died") else "Which"
-                q = (f"{who} {verb} first, {_mid(subjects[0])} or {_mid(subjects[1])}?"
+                q = (f"{who} {verb} first, {_mid(subjects[0])} or {_mid(subjects[1])}{both}?"
                      if verb != "died" else
                      f"Who died first, {_mid(subjects[0])} or {_mid(subjects[1])}?")
                 return q, _cap(subjects[early]), detail
@@ -227,7 +231,7 @@ class RuleGenerator:
                      f"and {_mid(subjects[1])} die?")
             else:
                 q = (f"Counting by year only, how many years after {_mid(subjects[early])} "
-                     f"was {_mid(subjects[late])} {verb.split()[-1]}?")
+                     f"was {_mid(subjects[late])} {verb.split()[-1]}{both}?")
             return q, ans, detail
         if form == "first" and _forced_order(ev, years):
             # "Was X founded before it opened its first line?" needs no evidence: an origin
@@ -319,8 +323,7 @@ class RuleGenerator:
         from dwqa_graph.rounds.lists import group, members, shared_member
 
         texts = [p.claim.text for p in picks]
-        groups = [group(t, _subject_title(titles.get(p.bucket)))
-                  for t, p in zip(texts, picks, strict=True)]
+        groups = [group(t) for t in texts]
         if any(g is None for g in groups):
             raise GenerationFailed("no_description", "the words before a list do not say "
                                    "what its members are")
@@ -329,20 +332,13 @@ class RuleGenerator:
             raise GenerationFailed("not_unique", f"the lists share {len(common)} names")
         gs = [g for g in groups if g is not None]
         rng.shuffle(gs)
-        works = [g.work for g in gs if g.work]
-        if len(works) == 2:
-            q = f"Who starred in both {works[0]} and {works[1]}?"
-        elif works:
-            other = next(g for g in gs if not g.work)
-            q = f"Which of {other.phrase} also starred in {works[0]}?"
-        else:
-            q = f"Which of {gs[0].phrase} was also one of {gs[1].phrase}?"
+        q = f"Who starred in both {gs[0].work} and {gs[1].work}?"
         return q, common[0], {"entity": common[0], "groups": [g.phrase for g in gs],
                               "lists": [[n for _, _, n in members(t)] for t in texts]}
 
 
-_PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?:directed|produced|written|starring|featuring|"
-                       r"created|developed|published|recorded|performed)[^,]*,)?\s+"
+_PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?P<credit>(?:directed|produced|written|starring|"
+                       r"featuring|created|developed|published|recorded|performed)[^,]*),)?\s+"
                        r"(?P<v>was born|died|was released|was published|was founded|was formed|"
                        r"was established|was opened|first aired)$")
 
@@ -376,15 +372,18 @@ def _same_event(events: list[str]) -> bool:
     return bool(set.intersection(*names))
 
 
-def _parallel(events: list[str]) -> tuple[list[str], str] | None:
-    """(subjects, shared action) when every event is the same action ("X was born")."""
-    found = [_PARALLEL.match(e) for e in events]
-    if not all(found) or len({m.group("v") for m in found if m}) != 1:
+def _parallel(events: list[str]) -> tuple[list[str], str, str] | None:
+    """(subjects, shared action, shared credit) when every event is the same action ("X
+    was born"); the credit ("directed by Scott Derrickson") when every event gives the same
+    one, else ""."""
+    found = [m for e in events if (m := _PARALLEL.match(e))]
+    if len(found) != len(events) or len({m.group("v") for m in found}) != 1:
         return None
-    subjects = [m.group("s") for m in found if m]
+    subjects = [m.group("s") for m in found]
     if len({s.lower() for s in subjects}) < len(subjects):
         return None
-    return subjects, found[0].group("v") if found[0] else ""
+    credits = {m.group("credit") or "" for m in found}
+    return subjects, found[0].group("v"), credits.pop() if len(credits) == 1 else ""
 
 
 def _subject_title(title: str | None) -> str | None:

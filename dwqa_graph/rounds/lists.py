@@ -28,9 +28,10 @@ _PARTICLE = r"(?:de|da|di|du|del|der|van|von|la|le|y|bin|al)"
 _NAME = re.compile(rf"[A-Z][\w'’.-]*(?:\s+(?:{_PARTICLE}\s+)?[A-Z][\w'’.-]*)*")
 # Between two members: a comma or "and" / "&", then at most two lowercase words that say the
 # next member's role ("guitarist Gary Lee Conner, bass player Van Conner and drummer ...").
+# Words that are no role word between two names ("Tom Arnold, and the Neville brothers").
 _STOP = frozenset("""a an the of in on at to for from by with and or as like such including
 is are was were be been being has have had do does did he she it they we this these that those
-his her its their who which also regularly often many several some other various""".split())
+his her its their who which also""".split())
 _SEP = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
                   rf"(?:(?!(?:{'|'.join(sorted(_STOP))})\b)[a-z]+(?<!ing)(?<!ed)\s+){{0,2}}")
 
@@ -68,8 +69,7 @@ def listed(text: str, names: list[str]) -> list[str]:
 @dataclass(frozen=True)
 class Group:
     """What a list clue says its members are, as a plural noun phrase: "the cast of the film
-    True Lies" (``work``: "the film True Lies", for "starred in") or "the rising
-    photographers Index Magazine regularly employed"."""
+    True Lies" (``work``: "the film True Lies", for "starred in")."""
 
     phrase: str
     work: str = ""
@@ -79,61 +79,24 @@ _CAST = re.compile(r"\b(?:starring|co-starring|and stars|stars)\s*$")
 _WORK = re.compile(r"^(?P<x>[A-Z][^,()]*?)\s+(?:is|was)\s+an?\s+[^,()]*?\b(?P<kind>film|"
                    r"television series|TV series|miniseries|sitcom|series|musical|play|"
                    r"video game)\b")
-_SUCH = re.compile(r"\bsuch\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+as\s*$")
-_LIKE = re.compile(r"\b(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+(?:such as|like|"
-                   r"including)\s*$")
-_LEAD_PP = re.compile(r"^(?:In|On|During|At|Since|From|After|Before|For|By)\s+"
-                      r"(?:[a-z0-9][\w-]*\s+){1,4}(?=the\s|[A-Z])")
-_ANAPHOR = re.compile(r"^(?:he|she|it|they|this|these|its|his|her|their)\b", re.IGNORECASE)
 
 
-def group(text: str, title: str | None) -> Group | None:
+def group(text: str) -> Group | None:
     """The set a claim's list describes, in the generator's words, or None when the words
-    before the list do not say (then the claim is no clue)."""
+    before the list do not say (then the claim is no clue). Only a work's cast for now: the
+    list follows "starring" and the sentence names the work. Lists of examples ("artists
+    such as A, B, C", "players like ...") are left out on purpose: they do not claim to be
+    complete, so two of them sharing one name does not show that only one is shared (a
+    blind review rejected the item), and their subject is often "the book", named only by
+    the page title, which the spans do not show."""
     ms = members(text)
-    if len(ms) < MIN_MEMBERS:
+    if len(ms) < MIN_MEMBERS or not _CAST.search(text[:ms[0][0]]):
         return None
-    lead = text[:ms[0][0]]
-    if _CAST.search(lead):
-        m = _WORK.match(text)
-        if not m:
-            return None
-        work = f"the {m.group('kind')} {m.group('x').strip()}"
-        return Group(phrase=f"the cast of {work}", work=work)
-    m = _SUCH.search(lead) or _LIKE.search(lead)
+    m = _WORK.match(text)
     if not m:
         return None
-    words = m.group("noun").split()
-    # "had features on artists such as": the noun is what follows the last function word.
-    cut = max((i + 1 for i, w in enumerate(words) if w in _STOP), default=0)
-    noun = words[cut:]
-    if not noun:
-        return None
-    # The clause before the set: before "such ... as", or before the noun itself.
-    end = m.start() if m.re is _SUCH else \
-        m.start("noun") + len(" ".join(words[:cut])) + (1 if cut else 0)
-    clause = re.split(r"[,;:]\s*", lead[:end])[-1].strip()
-    clause = _LEAD_PP.sub("", clause)
-    clause = _subject(clause, title)
-    if clause is None or len(clause.split()) < 2 or clause.split()[-1] in {"of", "the", "a"}:
-        return None
-    return Group(phrase=f"the {' '.join(noun)} {clause}")
-
-
-def _subject(clause: str, title: str | None) -> str | None:
-    """The clause with its subject named: "the book had features on" in the article on
-    Snoecks is "Snoecks had features on"; "index regularly employed" in the article on Index
-    Magazine is "Index Magazine regularly employed". A pronoun or an unnamed subject: None."""
-    if not clause or _ANAPHOR.match(clause):
-        return None
-    words = clause.split()
-    if title:
-        t = re.sub(r"\s*\([^()]*\)\s*$", "", title).strip()
-        if words[0].lower() == t.split()[0].lower() and not words[0][:1].isupper():
-            return " ".join([t, *words[1:]])
-        if words[0].lower() == "the" and len(words) > 2 and words[1][:1].islower():
-            return " ".join([t, *words[2:]])  # "the book": the article's own subject
-    return clause if words[0][:1].isupper() and words[0].lower() != "the" else None
+    work = f"the {m.group('kind')} {m.group('x').strip()}"
+    return Group(phrase=f"the cast of {work}", work=work)
 
 
 def shared_member(spans: list[str]) -> list[str]:

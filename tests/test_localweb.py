@@ -211,7 +211,12 @@ def test_no_pool_while_threads_run(web: LocalWeb) -> None:
 
 
 def test_serve_forever_prints_its_url_and_stops_on_ctrl_c() -> None:
-    code = f"import dwqa_graph.web.localweb as lw; lw.serve_forever({str(EXAMPLES)!r}, port=0)"
+    # A shell that starts jobs in the background (nohup, `&` without job control) hands them
+    # SIGINT ignored, and Python then installs no KeyboardInterrupt handler: the child gets
+    # Ctrl-C's default back, as a terminal would give it.
+    code = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "import dwqa_graph.web.localweb as lw; "
+            f"lw.serve_forever({str(EXAMPLES)!r}, port=0)")
     with subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline()

@@ -13,6 +13,9 @@ STOP_WORDS = frozenset({
     "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
     "why", "will", "with", "you", "your",
 })
+#: The lower-case words inside a person's name ("Ortega y Gasset", "Ludwig van Beethoven").
+NAME_PARTICLE = r"(?:de|da|di|du|del|der|van|von|la|le|y|bin|al)"
+
 _WORD = re.compile(r"\w+")
 
 

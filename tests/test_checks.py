@@ -21,7 +21,7 @@ from dwqa_graph.rounds.checks import (
     year_role_problem,
 )
 from dwqa_graph.rounds.generate import RuleGenerator
-from dwqa_graph.rounds.lists import Group, group
+from dwqa_graph.rounds.lists import cast_of
 from dwqa_graph.rounds.sampling import ClaimRef, Pick
 from dwqa_graph.rounds.wording import compress, event_clause, quantity_name
 
@@ -116,11 +116,11 @@ def test_conjunction_of_two_lists() -> None:
     assert "generic_answer" in check({**item, "answer": "American"}, detail=detail)
     # Lists of examples ("such as", "like") are no clue: they do not claim to be complete,
     # so two of them sharing one name does not show that only one is shared.
-    assert group("In recent editions the book had features on artists such as Anton Corbijn, "
+    assert cast_of("In recent editions the book had features on artists such as Anton Corbijn, "
                  "Larry Sultan, Terry Richardson.") is None
-    assert group("Instead, he had drafted in young players like Nicky Butt, David Beckham, "
+    assert cast_of("Instead, he had drafted in young players like Nicky Butt, David Beckham, "
                  "Paul Scholes.") is None
-    assert group(cast) == Group("the cast of the film True Lies", "the film True Lies")
+    assert cast_of(cast) == "the film True Lies"
 
 
 @pytest.mark.parametrize(("span", "year", "problem"), [

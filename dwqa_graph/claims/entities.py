@@ -108,9 +108,8 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     a season); ``event_names``: entities those events name (a temporal pair is connected
     through one of them); ``quantity_units``: per number, its unit when a noun names what it
     measures (else ""); ``listed``: entities that are members of the claim's list of names
-(rounds/lists.py: a conjunction clue);
-    ``effect_heads``, ``effect_stems``, ``cause_stems``: the claim's sides of a
-    causal chain (rounds/causes.py)."""
+    (rounds/lists.py: a conjunction clue); ``effect_heads``, ``effect_stems``,
+    ``cause_stems``: the claim's sides of a causal chain (rounds/causes.py)."""
     from dwqa_graph.rounds.causes import chain_roles
     from dwqa_graph.rounds.checks import quantity_kind
     from dwqa_graph.rounds.lists import listed

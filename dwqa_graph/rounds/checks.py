@@ -38,6 +38,7 @@ from dwqa_graph.evaluation.reader import analyse, rank_sentences, shortest_claus
 from dwqa_graph.evaluation.scoring import contains_gold, normalize_answer
 from dwqa_graph.rounds.causes import chain_read, chain_roles, chained, states_whole_chain
 from dwqa_graph.rounds.lists import MIN_MEMBERS, list_sizes, shared_member
+from dwqa_graph.text import NAME_PARTICLE
 
 CHECKS = ("self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
           "date_roles", "conjunction", "closed_book")
@@ -389,7 +390,7 @@ _APPROXIMATE = re.compile(r"\b(?:in or after|in or before|or later|or earlier|ci
                           r"(?:\w+\s+){0,2}$", re.I)
 
 
-_NAME_WORD = r"(?:[A-Z][\w.'’-]*|de|del|der|van|von|da|di|du|la|le|bin|al)"
+_NAME_WORD = rf"(?:[A-Z][\w.'’-]*|{NAME_PARTICLE})"
 _LEAD_LIFE = re.compile(rf"^(?P<x>[A-Z][\w.'’-]*(?:\s+{_NAME_WORD}){{0,6}})\s*"
                         r"\([^()–—]*?\b(?P<a>\d{4})\s*[–—-]\s*[^()]*?\b(?P<b>\d{4})\s*\)")
 

@@ -320,20 +320,20 @@ class RuleGenerator:
         """Two lists of names from two documents that share one member (rounds/lists.py):
         "Who starred in both the film True Lies and the film End of Days?" Each list leaves
         several candidates; only together do they name one."""
-        from dwqa_graph.rounds.lists import group, members, shared_member
+        from dwqa_graph.rounds.lists import cast_of, members, shared_member
 
         texts = [p.claim.text for p in picks]
-        groups = [group(t) for t in texts]
-        if any(g is None for g in groups):
+        found = [cast_of(t) for t in texts]
+        if any(w is None for w in found):
             raise GenerationFailed("no_description", "the words before a list do not say "
                                    "what its members are")
         common = shared_member(texts)
         if len(common) != 1:
             raise GenerationFailed("not_unique", f"the lists share {len(common)} names")
-        gs = [g for g in groups if g is not None]
-        rng.shuffle(gs)
-        q = f"Who starred in both {gs[0].work} and {gs[1].work}?"
-        return q, common[0], {"entity": common[0], "groups": [g.phrase for g in gs],
+        works = [w for w in found if w is not None]
+        rng.shuffle(works)
+        q = f"Who starred in both {works[0]} and {works[1]}?"
+        return q, common[0], {"entity": common[0], "works": works,
                               "lists": [[n for _, _, n in members(t)] for t in texts]}
 
 

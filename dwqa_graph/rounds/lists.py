@@ -10,22 +10,21 @@ clues together single the answer out (the lists share exactly one member) is rea
 spans. The entity layer finds such pairs: two claims of different documents whose listed
 entities meet in one ``Entity`` node.
 
-One rule, used at link time (``listed`` on the Claim), by the generator (``group``), and by
+One rule, used at link time (``listed`` on the Claim), by the generator (``cast_of``), and by
 the checks (``shared_member``, which reads the lists from the span text alone).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from dwqa_graph.evaluation.scoring import normalize_answer
+from dwqa_graph.text import NAME_PARTICLE
 
 #: A list clue leaves at least this many candidates (the answer and two others).
 MIN_MEMBERS = 3
 
-_PARTICLE = r"(?:de|da|di|du|del|der|van|von|la|le|y|bin|al)"
-_NAME = re.compile(rf"[A-Z][\w'’.-]*(?:\s+(?:{_PARTICLE}\s+)?[A-Z][\w'’.-]*)*")
+_NAME = re.compile(rf"[A-Z][\w'’.-]*(?:\s+(?:{NAME_PARTICLE}\s+)?[A-Z][\w'’.-]*)*")
 # Between two members: a comma or "and" / "&", then at most two lowercase words that say the
 # next member's role ("guitarist Gary Lee Conner, bass player Van Conner and drummer ...").
 # Words that are no role word between two names ("Tom Arnold, and the Neville brothers").
@@ -66,37 +65,27 @@ def listed(text: str, names: list[str]) -> list[str]:
     return [n for n in names if normalize_answer(n) in inside]
 
 
-@dataclass(frozen=True)
-class Group:
-    """What a list clue says its members are, as a plural noun phrase: "the cast of the film
-    True Lies" (``work``: "the film True Lies", for "starred in")."""
-
-    phrase: str
-    work: str = ""
-
-
 _CAST = re.compile(r"\b(?:starring|co-starring|and stars|stars)\s*$")
 _WORK = re.compile(r"^(?P<x>[A-Z][^,()]*?)\s+(?:is|was)\s+an?\s+[^,()]*?\b(?P<kind>film|"
                    r"television series|TV series|miniseries|sitcom|series|musical|play|"
                    r"video game)\b")
 
 
-def group(text: str) -> Group | None:
-    """The set a claim's list describes, in the generator's words, or None when the words
-    before the list do not say (then the claim is no clue). Only a work's cast for now: the
-    list follows "starring" and the sentence names the work. Lists of examples ("artists
-    such as A, B, C", "players like ...") are left out on purpose: they do not claim to be
-    complete, so two of them sharing one name does not show that only one is shared (a
-    blind review rejected the item), and their subject is often "the book", named only by
-    the page title, which the spans do not show."""
+def cast_of(text: str) -> str | None:
+    """The work whose cast the claim's list is ("the film True Lies"), in the generator's
+    words, or None when the words before the list do not say what its members are (then the
+    claim is no clue): the list follows "starring" and the sentence names the work.
+    Lists of examples ("artists such as A, B, C", "players like ...") are left out on
+    purpose: they do not claim to be complete, so two of them sharing one name does not
+    show that only one is shared (a blind review rejected the item), and their subject is
+    often "the book", named only by the page title, which the spans do not show."""
     ms = members(text)
     if len(ms) < MIN_MEMBERS or not _CAST.search(text[:ms[0][0]]):
         return None
     m = _WORK.match(text)
     if not m:
         return None
-    work = f"the {m.group('kind')} {m.group('x').strip()}"
-    return Group(phrase=f"the cast of {work}", work=work)
+    return f"the {m.group('kind')} {m.group('x').strip()}"
 
 
 def shared_member(spans: list[str]) -> list[str]:

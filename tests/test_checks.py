@@ -21,6 +21,7 @@ from dwqa_graph.rounds.checks import (
     year_role_problem,
 )
 from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.kinds import compared, kinds, lead_subject
 from dwqa_graph.rounds.lists import cast_of
 from dwqa_graph.rounds.sampling import ClaimRef, Pick
 from dwqa_graph.rounds.wording import compress, event_clause, quantity_name
@@ -307,3 +308,60 @@ def test_two_releases_with_one_director_say_so() -> None:
                       "Derrickson?") and a == "2 years"
     item = {"question": q, "answer": a, "pattern": "temporal", "spans": texts}
     assert check(item, detail=detail) == []
+
+
+def test_two_subjects_of_one_kind_are_compared_on_one_event() -> None:
+    # Real HotpotQA leads (the shared sample): two Italian physicists' births.
+    fermi = ("Enrico Fermi (29 September 1901 – 28 November 1954) was an Italian physicist "
+             "and the creator of the world's first nuclear reactor, the Chicago Pile-1.")
+    rovelli = ("Carlo Rovelli (born 3 May 1956) is an Italian theoretical physicist and writer "
+               "who has worked in Italy, the United States and since 2000, in France.")
+    titles = {"doc1": "Enrico Fermi", "doc2": "Carlo Rovelli"}
+    roles = [compared(t, [y], [event_clause(t, y, None, titles[f"doc{i}"])],
+                      titles[f"doc{i}"])
+             for i, (t, y) in enumerate(((fermi, 1901), (rovelli, 1956)), 1)]
+    assert roles[0]["compared"] == ["was born|physicist"]
+    assert roles[1]["compared"] == ["was born|physicist", "was born|writer"]
+    picks = [Pick(bucket=f"doc{i}", document_id=f"d{i}", version_id=f"v{i}", year=y,
+                  entity="physicist",
+                  claim=ClaimRef(id=f"c{i}", text=t, **r))  # type: ignore[arg-type]
+             for i, (t, y, r) in enumerate(zip((fermi, rovelli), (1901, 1956), roles,
+                                               strict=True), 1)]
+    q, a, detail = RuleGenerator()._comparison(picks, random.Random(0), titles)
+    assert (q, a) == ("Which physicist was born first, Enrico Fermi or Carlo Rovelli?",
+                      "Enrico Fermi")
+    item = {"question": q, "answer": a, "pattern": "comparison", "spans": [fermi, rovelli]}
+    assert check(item, detail=detail) == []
+    # Positive controls: a footballer is no physicist; the death year is no birth year;
+    # one span holding both dates answers alone.
+    pele = ("Edson Arantes do Nascimento (born 23 October 1940), known as Pelé, is a retired "
+            "Brazilian professional footballer who played as a forward.")
+    assert "kind_mismatch" in check({**item, "spans": [fermi, pele]}, detail=detail)
+    died = {**detail, "years": [1954, 1956]}
+    assert "not_solvable" in check(item, detail=died)
+    both = rovelli.replace("(born 3 May 1956)", "(born 3 May 1956, after Fermi's 1901)")
+    assert "single_span" in check({**item, "spans": [fermi, both]}, detail=detail)
+
+
+@pytest.mark.parametrize(("text", "title", "subject", "kinds_"), [
+    # A nickname in quotes and a shortened first name are still the title's person.
+    ('Terrence "Uncle Terry" Richardson (born August 14, 1965) is an American fashion and '
+     'portrait photographer.', "Terry Richardson", "Terry Richardson", ["photographer"]),
+    ("Clifford Smith (born April 1, 1971), better known by his stage name Method Man, is an "
+     "American rapper, record producer, and actor.", "Method Man", "Method Man", ["rapper"]),
+    ("Nola is a 2003 American romantic comedy film written and directed by Alan Hruska.",
+     "Nola (film)", "Nola", ["film"]),
+    # Another person than the title's (Gary Lee Conner's brother) is not its subject.
+    ("Van Conner (born March 17, 1967) is an American rock musician.", "Gary Lee Conner",
+     None, ["musician"]),
+    # Several works share the name (the title says which year's): no subject to compare.
+    ("Deliver Us from Evil is a 2014 American supernatural horror film.",
+     "Deliver Us from Evil (2014 film)", None, ["film"]),
+    # A position is no kind: a college president is no President of the United States.
+    ("Douglas Bennet (born June 23, 1938) is a former national political official and "
+     "college president.", "Douglas Bennet", "Douglas Bennet", []),
+])
+def test_lead_subject_and_kind(text: str, title: str, subject: str | None,
+                               kinds_: list[str]) -> None:
+    assert lead_subject(text, title) == subject
+    assert kinds(text) == kinds_

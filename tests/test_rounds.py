@@ -202,7 +202,8 @@ def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -
 def brute_force_k(graph: SeedGraph) -> int:
     """Enumerate the connected candidates the sampler can draw (hops 2): claims of
     different documents sharing an entity (MENTIONS) that both events name, two lists of
-    names sharing one entity, a cause whose stated effect is the event another document's
+    names sharing one entity, the same event of two subjects of one kind (rounds/kinds.py),
+    a cause whose stated effect is the event another document's
     claim gives as its cause, and count them."""
     k = 0
     claims = [(b.document_id, c) for b in graph.documents for c in b.claims]
@@ -218,6 +219,13 @@ def brute_force_k(graph: SeedGraph) -> int:
                                        strict=False))
         # a conjunction: two lists of names sharing exactly one entity
         k += len(set(c1.listed) & set(c2.listed) & set(c1.mentions) & set(c2.mentions)) == 1
+        # comparable subjects: one event of two subjects of one kind, not both in the question
+        if c1.compared_subject.lower() != c2.compared_subject.lower() and not all(
+                s.lower() in graph.question.lower()
+                for s in (c1.compared_subject, c2.compared_subject)):
+            k += sum(k1 == k2 and y1 != y2
+                     for k1, y1 in zip(c1.compared, c1.compared_years, strict=True)
+                     for k2, y2 in zip(c2.compared, c2.compared_years, strict=True))
     for (d1, c1), (d2, c2) in itertools.permutations(claims, 2):
         # a causal chain: c1's effect is the event c2 gives as its cause (same stems rule)
         if d1 != d2 and c2.cause_stems and c1.effect_stems and c2.cause_stems[0] in \

@@ -100,3 +100,31 @@ def test_conjunction_needs_two_lists_that_share_one_name() -> None:
     assert "conjunction" not in applicable([bucket("d1", cast, other)], SampleConfig())
     # A list of two names is no clue that narrows: it is not stored as a list.
     assert list_claim("s", "The film starred Arnold Schwarzenegger and Tom Arnold.").listed == []
+
+
+def lead(cid: str, subject: str, kind: str, year: int) -> ClaimRef:
+    return claim(cid, compared=[f"was born|{kind}"], compared_years=[year],
+                 compared_subject=subject)
+
+
+def test_comparison_of_two_subjects_of_one_kind() -> None:
+    fermi, rovelli = lead("f", "Enrico Fermi", "physicist", 1901), lead(
+        "r", "Carlo Rovelli", "physicist", 1956)
+    buckets = [bucket("d1", fermi), bucket("d2", rovelli)]
+    assert applicable(buckets, SampleConfig()) == ["comparison"]
+    picks = choose_claims("comparison", buckets, 2, random.Random(0))
+    assert picks is not None and [(p.year, p.entity) for p in picks] == [
+        (1901, "physicist"), (1956, "physicist")]
+    # Positive controls: other kinds, one document, or the seed's own question (HotpotQA's
+    # "Who is older, A or B?" is public) give no candidate.
+    pele = lead("p", "Pelé", "footballer", 1940)
+    assert applicable([bucket("d1", fermi), bucket("d2", pele)], SampleConfig()) == []
+    assert applicable([bucket("d1", fermi, rovelli)], SampleConfig()) == []
+    seed = "Who is older, Enrico Fermi or Carlo Rovelli?"
+    assert applicable(buckets, SampleConfig(), question=seed) == []
+    assert applicable(buckets, SampleConfig(), question="Who was Enrico Fermi?") == [
+        "comparison"]
+    # The same year orders nothing; three hops are no pair.
+    same = lead("s", "Sergio Ferrara", "physicist", 1901)
+    assert applicable([bucket("d1", fermi), bucket("d2", same)], SampleConfig()) == []
+    assert applicable(buckets, SampleConfig(hops=3)) == []

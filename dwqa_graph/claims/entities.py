@@ -97,7 +97,7 @@ def mentions(entities: list[str], title: str | None) -> list[dict[str, Any]]:
 
 
 #: Bump when the roles below change: claims linked by an older version are linked again.
-LINK_VERSION = "31"
+LINK_VERSION = "32"
 
 
 def roles(text: str, years: list[int], raw: list[str], units: list[str],
@@ -108,10 +108,13 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
     a season); ``event_names``: entities those events name (a temporal pair is connected
     through one of them); ``quantity_units``: per number, its unit when a noun names what it
     measures (else ""); ``listed``: entities that are members of the claim's list of names
-    (rounds/lists.py: a conjunction clue); ``effect_heads``, ``effect_stems``,
+    (rounds/lists.py: a conjunction clue); ``compared``, ``compared_years``,
+    ``compared_subject``: the lead's events comparable with another subject's of the same
+    kind (rounds/kinds.py); ``effect_heads``, ``effect_stems``,
     ``cause_stems``: the claim's sides of a causal chain (rounds/causes.py)."""
     from dwqa_graph.rounds.causes import chain_roles
     from dwqa_graph.rounds.checks import quantity_kind
+    from dwqa_graph.rounds.kinds import compared
     from dwqa_graph.rounds.lists import listed
     from dwqa_graph.rounds.wording import event_clause, quantity_name, subject_of
 
@@ -146,6 +149,7 @@ def roles(text: str, years: list[int], raw: list[str], units: list[str],
         "listed": sorted({m["norm"] for m in ments if not m["generic"]
                           and m["name"] in members}),
         **chain_roles(text),
+        **compared(text, years, clauses, title),
     }
 
 

@@ -18,7 +18,8 @@ closed-book probe (when a model is configured) are the only checks that need a m
   reader); every list clue of a conjunction leaves >= 3 candidates.
 - coherent: the combined claims share a named subject (an entity mentioned in every span, or
   the documents' title entity) or a span states the causal relation; compared quantities
-  are of the same kind (unit and quantity noun: a salary is not a gross).
+  are of the same kind (unit and quantity noun: a salary is not a gross); two subjects'
+  dates are compared only when each span's lead calls its subject the same kind of thing.
 - date_roles: a year an item uses as an event's date is not part of a lifespan range
   ("(1770–1833)"), a work's title year ("The Revenant (2015)") or another parenthetical.
 - conjunction: >= 2 list clues (an LLM item without lists: >= 3 spans), and the answer is
@@ -37,6 +38,7 @@ from pydantic import BaseModel, Field
 from dwqa_graph.evaluation.reader import analyse, rank_sentences, shortest_clause, yes_no
 from dwqa_graph.evaluation.scoring import contains_gold, normalize_answer
 from dwqa_graph.rounds.causes import chain_read, chain_roles, chained, states_whole_chain
+from dwqa_graph.rounds.kinds import kinds as kinds_of
 from dwqa_graph.rounds.lists import MIN_MEMBERS, list_sizes, shared_member
 from dwqa_graph.text import NAME_PARTICLE
 
@@ -346,6 +348,9 @@ def quantity_kind(text: str) -> str | None:
 
 def coherent(x: CheckInput) -> str | None:
     d = x.detail
+    if x.pattern == "comparison" and d.get("kind"):
+        # Two subjects' dates: comparable when every span's lead calls its subject that kind.
+        return None if all(d["kind"] in kinds_of(s) for s in x.spans) else "kind_mismatch"
     if x.pattern == "comparison":
         units = d.get("units") or ([d["unit"]] * len(x.spans) if d.get("unit") else [])
         if units and len(set(units)) > 1:

@@ -27,7 +27,7 @@ from dwqa_graph.rounds.causes import question_effect, split_cause
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 from dwqa_graph.text import clean
 
-RULE_GENERATOR_VERSION = "4"
+RULE_GENERATOR_VERSION = "5"
 
 
 class UsedClaim(BaseModel):
@@ -257,6 +257,8 @@ class RuleGenerator:
         from dwqa_graph.rounds.checks import quantity_kind
         from dwqa_graph.rounds.wording import quantity_name, subject_of
 
+        if picks[0].year is not None:
+            return self._compared(picks, titles)
         unit = picks[0].unit or ""
         values = [p.value or 0.0 for p in picks]
         names = []
@@ -290,6 +292,28 @@ class RuleGenerator:
             return q, fmt_quantity(values[big] - values[small], unit), detail
         q = "Which was larger: " + ", or ".join(nm) + "?"
         return q, _cap(nm[big]), detail
+
+    def _compared(self, picks: list[Pick], titles: dict[str, str | None]
+                  ) -> tuple[str, str, dict]:
+        """The same event of two subjects of one kind (rounds/kinds.py): "Which physicist
+        was born first, Enrico Fermi or Claudio Pellegrini?" Only which came first: the
+        years between two subjects' births would be arithmetic over unrelated facts."""
+        kind = picks[0].entity or ""
+        events = []
+        for p in picks:
+            key = next((k for k, y in zip(p.claim.compared, p.claim.compared_years,
+                                          strict=False)
+                        if y == p.year and k.endswith("|" + kind)), None)
+            events.append(key.split("|", 1)[0] if key else None)
+        subjects = [p.claim.compared_subject for p in picks]
+        if None in events or len(set(events)) != 1 or not all(subjects):
+            raise GenerationFailed("incomparable_events", "not one event of one kind")
+        verb = str(events[0])
+        years = [p.year or 0 for p in picks]
+        q = f"Which {kind} {verb} first, {subjects[0]} or {subjects[1]}?"
+        return q, subjects[years.index(min(years))], {
+            "years": years, "events": [f"{s} {verb}" for s in subjects], "form": "first",
+            "options": subjects, "kind": kind}
 
     def _causal(self, picks: list[Pick], rng: random.Random,
                 titles: dict[str, str | None]) -> tuple[str, str, dict]:

@@ -532,8 +532,8 @@ def freeze_round(store: Store, t: int) -> dict[str, Any]:
 
 
 # -- collision statistics ----------------------------------------------------------------------
-POOL_QUERIES = ("rounds/pool_temporal", "rounds/pool_comparison", "rounds/pool_causal",
-                "rounds/pool_conjunction")
+POOL_QUERIES = ("rounds/pool_temporal", "rounds/pool_comparison", "rounds/pool_compared",
+                "rounds/pool_causal", "rounds/pool_conjunction")
 
 
 def pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, int]:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from dwqa_graph.claims.entities import norm
 from dwqa_graph.rounds.causes import chained
+from dwqa_graph.rounds.kinds import comparable_pairs
 
 Pattern = Literal["temporal", "comparison", "causal", "conjunction"]
 PATTERNS: tuple[Pattern, ...] = ("temporal", "comparison", "causal", "conjunction")
@@ -49,6 +50,10 @@ class ClaimRef(BaseModel):
     quantity_kinds: list[str] = Field([], description="Per number: what it measures.")
     listed: list[str] = Field([], description="Entities in the claim's list of names "
                               "(rounds/lists.py).")
+    compared: list[str] = Field([], description="Comparable events of a lead sentence's "
+                                "subject, '<event>|<kind>' (rounds/kinds.py).")
+    compared_years: list[int] = Field([], description="The year of each compared event.")
+    compared_subject: str = Field("", description="The subject of the compared events.")
 
     @model_validator(mode="before")
     @classmethod
@@ -188,12 +193,14 @@ def _quantities(buckets: list[Bucket]) -> dict[tuple[str, str], dict[str, list[i
 
 
 def applicable(buckets: list[Bucket], cfg: SampleConfig,
-               conn: Connections | None = None) -> list[Pattern]:
+               conn: Connections | None = None, question: str = "") -> list[Pattern]:
     """Patterns with at least one *connected* candidate: temporal = dated claims of
     ``hops`` documents whose events name one entity; comparison = quantities with one unit
-    and kind in ``hops`` documents; causal = a claim whose stated effect is the event a
-    claim of another document gives as its cause (a chain); conjunction = two claims of
-    different documents whose lists of names share exactly one entity (rounds/lists.py).
+    and kind in ``hops`` documents, or (two hops) the same event of two subjects of one
+    kind (rounds/kinds.py; ``question``: the seed's, which it must not ask again); causal =
+    a claim whose stated effect is the event a claim of another document gives as its cause
+    (a chain); conjunction = two claims of different documents whose lists of names share
+    exactly one entity (rounds/lists.py).
     ``conn``: ``connections(buckets)`` when the caller has it already."""
     conn = connections(buckets) if conn is None else conn
     need = max(cfg.hops, cfg.min_buckets)
@@ -201,7 +208,8 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
     if any(sum(bool(_dated(cs, e)) for cs in per.values()) >= need
            for e, per in conn.items()):
         out.append("temporal")
-    if any(len(labs) >= need for labs in _quantities(buckets).values()):
+    if any(len(labs) >= need for labs in _quantities(buckets).values()) or (
+            cfg.hops == 2 and _compared_pairs(buckets, question)):
         out.append("comparison")
     if _causal_pairs(buckets):
         out.append("causal")
@@ -233,13 +241,32 @@ def _list_pairs(buckets: list[Bucket]) -> list[tuple[str, ClaimRef, str, ClaimRe
     return out
 
 
+def _compared_pairs(buckets: list[Bucket], question: str
+                    ) -> list[tuple[str, ClaimRef, int, str, ClaimRef, int, str]]:
+    """(label, claim, year, label, claim, year, kind) of every pair of comparable events in
+    two documents: the same event of two subjects of one kind (rounds/kinds.py)."""
+    leads = [(b.label, c) for b in buckets for c in b.claims if c.compared]
+    out = []
+    for i, (k, c) in enumerate(leads):
+        for k2, c2 in leads[i + 1:]:
+            if k == k2:
+                continue
+            for a, b in comparable_pairs((c.compared, c.compared_years, c.compared_subject),
+                                         (c2.compared, c2.compared_years,
+                                          c2.compared_subject), question):
+                out.append((k, c, c.compared_years[a], k2, c2, c2.compared_years[b],
+                            c.compared[a].split("|", 1)[1]))
+    return out
+
+
 def _by_label(buckets: list[Bucket]) -> dict[str, Bucket]:
     return {b.label: b for b in buckets}
 
 
 def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: random.Random,
-                  conn: Connections | None = None) -> list[Pick] | None:
-    """One connected candidate: an entity first, then one claim per document through it."""
+                  conn: Connections | None = None, question: str = "") -> list[Pick] | None:
+    """One connected candidate: an entity first, then one claim per document through it.
+    ``question``: the seed's (a comparison of two subjects must not ask it again)."""
     conn = connections(buckets) if conn is None else conn
     lab = _by_label(buckets)
 
@@ -262,8 +289,14 @@ def choose_claims(pattern: Pattern, buckets: list[Bucket], hops: int, rng: rando
         return [_pick(lab[k], c), _pick(lab[k2], c2)]
     if pattern == "comparison":
         # Two quantities of the same kind and unit from different documents (the same
-        # subject or comparable ones: one seed graph is one information need).
+        # subject or comparable ones: one seed graph is one information need), or the dates
+        # of one event of two subjects of the same kind.
         keys = sorted(k for k, labs in _quantities(buckets).items() if len(labs) >= hops)
+        dated = _compared_pairs(buckets, question) if hops == 2 else []
+        if dated and (not keys or rng.random() < 0.5):
+            k, c, y, k2, c2, y2, kind = rng.choice(dated)
+            return [_pick(lab[k], c, year=y, entity=kind),
+                    _pick(lab[k2], c2, year=y2, entity=kind)]
         rng.shuffle(keys)
         for unit, kind in keys:
             same = [_pick(b, c, value=v, unit=u, raw=raw, entity=kind)
@@ -305,7 +338,7 @@ def _prepared(graph: SeedGraph, cfg: SampleConfig
         buckets = [b.model_copy(update={"label": f"doc{i}"})
                    for i, b in enumerate(eligible, 1)]
         conn = connections(buckets)
-        graph._draws[key] = (buckets, conn, applicable(buckets, cfg, conn)
+        graph._draws[key] = (buckets, conn, applicable(buckets, cfg, conn, graph.question)
                              if len(buckets) >= cfg.min_buckets else [])
     return graph._draws[key]
 
@@ -329,16 +362,16 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
     base, base_conn, base_patterns = _prepared(graph, cfg)
     if len(base) < cfg.min_buckets:
         return None
-    buckets = steer(base, cfg, r, attempt)
+    buckets = steer(base, cfg, r, attempt, graph.question)
     if buckets is base:  # unsteered: the graph's own connections and patterns
         conn, patterns = base_conn, base_patterns
     else:
         conn = connections(buckets)
-        patterns = applicable(buckets, cfg, conn)
+        patterns = applicable(buckets, cfg, conn, graph.question)
     if not patterns:
         return None
     pattern = rng.choice(patterns)
-    picks = choose_claims(pattern, buckets, cfg.hops, rng, conn)
+    picks = choose_claims(pattern, buckets, cfg.hops, rng, conn, graph.question)
     if not picks:
         return None
     used = {p.bucket for p in picks}
@@ -361,7 +394,8 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
                   buckets=kept, picks=picks)
 
 
-def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int) -> list[Bucket]:
+def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int,
+          question: str = "") -> list[Bucket]:
     """The buckets a draw may use under ``cfg.reuse``, given the claims the previous round's
     items used (``previous_claims``):
 
@@ -412,6 +446,6 @@ def steer(buckets: list[Bucket], cfg: SampleConfig, r: int, attempt: int) -> lis
         return steered
     if cfg.reuse == "avoid" and attempt >= max(1, cfg.attempts // 2):
         return buckets
-    if len(steered) >= cfg.min_buckets and applicable(steered, cfg):
+    if len(steered) >= cfg.min_buckets and applicable(steered, cfg, question=question):
         return steered
     return buckets

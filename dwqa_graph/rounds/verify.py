@@ -77,7 +77,7 @@ def recompute_problem(qa: QACandidate, sample: Sample) -> str | None:
         return None
     texts = [p.claim.text for p in sample.picks]
     d = qa.detail
-    if qa.pattern == "temporal":
+    if qa.pattern == "temporal" or d.get("years"):  # a comparison of two subjects' dates too
         years = d.get("years", [])
         if any(str(y) not in t for y, t in zip(years, texts, strict=False)):
             return "answer_mismatch"

@@ -14,6 +14,7 @@ import re
 
 from dwqa_graph.claims.features import MONTH_PATTERN
 from dwqa_graph.rounds.checks import VERBATIM_RUN, copied_run, life_role, year_role_problem
+from dwqa_graph.rounds.kinds import same_person
 
 _PRONOUN = re.compile(r"^(?:he|she|it|they|his|her|its|their)\b", re.I)
 _THE_NOUN = re.compile(r"^the (?:film|band|album|song|single|company|group|team|club|series|"
@@ -165,14 +166,10 @@ def _lead_clause(text: str, y: str, pos: int, entity: str | None,
 def _person(name: str, title: str | None) -> str:
     """The name a person goes by: the title's when it is the same person ("Peter Bolesław
     Schmeichel MBE" is known as "Peter Schmeichel", "Henry John Kaiser" as "Henry J.
-    Kaiser")."""
-    name = _clean(name)
-    if title:
-        words = {w.strip(".,").lower() for w in name.split()}
-        own = [w.strip(".,").lower() for w in title.split() if len(w.strip(".,")) > 1]
-        if own and all(w in words for w in own):
-            return title
-    return name
+    Kaiser", "Terrence "Uncle Terry" Richardson" as "Terry Richardson")."""
+    if title and same_person(name, title):
+        return title
+    return _clean(name)
 
 
 def _life_clause(text: str, y: str, pos: int, entity: str | None,

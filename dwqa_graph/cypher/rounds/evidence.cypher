@@ -29,7 +29,8 @@ CALL (q, snap) {
     RETURN collect(c {.id, .text, .number_values, .number_units, .number_raw, .event_years,
                       .event_names, .effect_heads, .effect_stems, .cause_stems,
                       .quantity_units, .quantity_kinds,
-                      .listed, mentions: mentions, names: names}) AS claims
+                      .listed, .compared, .compared_years, .compared_subject,
+                      mentions: mentions, names: names}) AS claims
   }
   WITH d, v, rank, claims WHERE size(claims) > 0
   ORDER BY rank, d.id

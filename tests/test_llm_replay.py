@@ -55,19 +55,20 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
     ingest(store, [HOTPOT])
     extract_claims(store, extractor="rule")
     first, served, report = run(store, tmp_path, "a")
-    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 7 + 2
-    # Seven seed graphs of the sample have a connected candidate for seed 11. The two
-    # temporal candidates pass every mechanical check -- and the model answers both from
-    # memory (HotpotQA asks about Wikipedia's best-known facts), so the closed-book check
-    # rejects them. The five conjunction prompts: the model declines one (two unrelated
-    # documents), and its four conjunctions each name a film, a director or a band that
-    # identifies the answer alone (a sufficient clue), and the reader recovers none of
-    # their answers from the spans alone.
+    assert served == len(FIXTURE["prompts"]) + len(CLOSED_BOOK["prompts"]) == 14 + 3
+    # Fourteen seed graphs of the sample have a connected candidate for seed 11, nine of
+    # them a comparison of two subjects of one kind (two drivers' births, two films'
+    # releases). The model follows the v2 prompt's "connected facts only" and declines
+    # those nine ([]: the two subjects share nothing named). Three candidates pass every
+    # mechanical check -- and the model answers all three from memory (HotpotQA asks about
+    # Wikipedia's best-known facts), so the closed-book check rejects them. The others
+    # name a work that identifies the answer alone, or the reader cannot recover their
+    # answers from the spans.
     assert report["check_rejections"] == {
-        "self_contained": 0, "not_verbatim": 0, "solvable": 4, "no_shortcut": 4,
-        "coherent": 1, "date_roles": 0, "conjunction": 0, "closed_book": 2}
-    assert report["rejected_by_reason"] == {"closed_book": 2, "clue_sufficient": 4,
-                                            "llm_no_item": 1, "not_solvable": 4,
+        "self_contained": 0, "not_verbatim": 0, "solvable": 2, "no_shortcut": 1,
+        "coherent": 1, "date_roles": 0, "conjunction": 0, "closed_book": 3}
+    assert report["rejected_by_reason"] == {"closed_book": 3, "clue_sufficient": 1,
+                                            "llm_no_item": 9, "not_solvable": 2,
                                             "unrelated_claims": 1}
     assert report["items"] == 0 and first == []
     again, _, report2 = run(store, tmp_path, "b")
@@ -76,5 +77,5 @@ def test_llm_round_replays_reproducibly(store: Store, tmp_path: Path) -> None:
         assert report2[k] == report[k]
     # the closed-book prompts served were exactly the recorded ones: these questions came out
     questions = {p.split("Question: ")[1].split("\n")[0] for p in CLOSED_BOOK["prompts"].values()}
-    assert ("How many years after the release of Scott Derrickson's horror film Sinister did "
-            "his Marvel Studios superhero film Doctor Strange come out?") in questions
+    assert ("How old was photographer Terry Richardson when his photo-book with Lady Gaga was "
+            "released?") in questions

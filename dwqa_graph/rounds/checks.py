@@ -356,8 +356,9 @@ def coherent(x: CheckInput) -> str | None:
         if units and len(set(units)) > 1:
             return "unit_mismatch"
         names = d.get("names") or []
+        # A span's kind noun is a lowercase word: "Grant Heslov" in a cast is no grant.
         kinds = {quantity_kind(n) for n in names} if names else {
-            quantity_kind(s) for s in x.spans}
+            quantity_kind(re.sub(r"\b[A-Z][\w'’-]*", " ", s)) for s in x.spans}
         if len(kinds) > 1 or (d.get("operation") == "ratio" and None in kinds):
             return "kind_mismatch"
         if not names and re.search(r"\bratio\b|divided by|times (?:as|larger|more)",

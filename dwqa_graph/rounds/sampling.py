@@ -209,7 +209,7 @@ def applicable(buckets: list[Bucket], cfg: SampleConfig,
            for e, per in conn.items()):
         out.append("temporal")
     if any(len(labs) >= need for labs in _quantities(buckets).values()) or (
-            cfg.hops == 2 and _compared_pairs(buckets, question)):
+            need == 2 and _compared_pairs(buckets, question)):
         out.append("comparison")
     if _causal_pairs(buckets):
         out.append("causal")

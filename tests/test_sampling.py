@@ -128,3 +128,40 @@ def test_comparison_of_two_subjects_of_one_kind() -> None:
     same = lead("s", "Sergio Ferrara", "physicist", 1901)
     assert applicable([bucket("d1", fermi), bucket("d2", same)], SampleConfig()) == []
     assert applicable(buckets, SampleConfig(hops=3)) == []
+
+
+def test_evidence_decoding_pauses_the_collector_and_restores_it() -> None:
+    import gc
+    import threading
+
+    from dwqa_graph.rounds.round import gc_paused
+
+    assert gc.isenabled()
+    inside, release = threading.Event(), threading.Event()
+
+    def other_batch() -> None:
+        with gc_paused():
+            inside.set()
+            release.wait(5)
+
+    t = threading.Thread(target=other_batch)
+    t.start()
+    inside.wait(5)
+    try:
+        with gc_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("a batch fails to decode")
+    except RuntimeError:
+        pass
+    assert not gc.isenabled()  # the other batch still decodes
+    release.set()
+    t.join(5)
+    assert gc.isenabled()  # the last one out restores it
+    # A caller that had paused the collector itself keeps it paused.
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

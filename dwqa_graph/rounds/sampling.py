@@ -34,25 +34,36 @@ class ClaimRef(BaseModel):
 
     id: str
     text: str
-    values: list[float] = Field([], alias="number_values")
-    units: list[str] = Field([], alias="number_units")
-    raw: list[str] = Field([], alias="number_raw")
-    mentions: list[str] = Field([], description="Non-generic Entity norms (MENTIONS).")
-    names: list[str] = Field([], description="The same entities' display names.")
-    event_years: list[int] = Field([], description="Years that date an event (entity layer).")
-    event_names: list[str] = Field([], description="Entities those events name.")
-    effect_heads: list[str] = Field([], description="Causal chain, first link: stems "
-                                    "of its effect's head (rounds/causes.py).")
-    effect_stems: list[str] = Field([], description="... and of all its effect's words.")
-    cause_stems: list[str] = Field([], description="Causal chain, second link: stems of "
-                                   "its cause (an event noun phrase), head first.")
-    quantity_units: list[str] = Field([], description="Per number: unit if named, else ''.")
-    quantity_kinds: list[str] = Field([], description="Per number: what it measures.")
-    listed: list[str] = Field([], description="Entities in the claim's list of names "
-                              "(rounds/lists.py).")
-    compared: list[str] = Field([], description="Comparable events of a lead sentence's "
-                                "subject, '<event>|<kind>' (rounds/kinds.py).")
-    compared_years: list[int] = Field([], description="The year of each compared event.")
+    # default_factory, not a [] default: pydantic deep-copies a mutable default per
+    # instance, and a round builds ~10^5 of these.
+    values: list[float] = Field(default_factory=list, alias="number_values")
+    units: list[str] = Field(default_factory=list, alias="number_units")
+    raw: list[str] = Field(default_factory=list, alias="number_raw")
+    mentions: list[str] = Field(default_factory=list,
+                                description="Non-generic Entity norms (MENTIONS).")
+    names: list[str] = Field(default_factory=list,
+                             description="The same entities' display names.")
+    event_years: list[int] = Field(default_factory=list,
+                                   description="Years that date an event (entity layer).")
+    event_names: list[str] = Field(default_factory=list,
+                                   description="Entities those events name.")
+    effect_heads: list[str] = Field(default_factory=list, description="Causal chain, first "
+                                    "link: stems of its effect's head (rounds/causes.py).")
+    effect_stems: list[str] = Field(default_factory=list,
+                                    description="... and of all its effect's words.")
+    cause_stems: list[str] = Field(default_factory=list, description="Causal chain, second "
+                                   "link: stems of its cause (an event noun phrase), head "
+                                   "first.")
+    quantity_units: list[str] = Field(default_factory=list,
+                                      description="Per number: unit if named, else ''.")
+    quantity_kinds: list[str] = Field(default_factory=list,
+                                      description="Per number: what it measures.")
+    listed: list[str] = Field(default_factory=list, description="Entities in the claim's "
+                              "list of names (rounds/lists.py).")
+    compared: list[str] = Field(default_factory=list, description="Comparable events of a "
+                                "lead sentence's subject, '<event>|<kind>' (rounds/kinds.py).")
+    compared_years: list[int] = Field(default_factory=list,
+                                      description="The year of each compared event.")
     compared_subject: str = Field("", description="The subject of the compared events.")
 
     @model_validator(mode="before")

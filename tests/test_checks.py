@@ -255,6 +255,17 @@ def test_one_quantity_measured_twice_is_told_apart_by_its_period() -> None:
         assert "in February 2024" in qa.question and "between 18 September" in qa.question
         assert qa.answer in ("2,800 passengers", "The average weekday ridership of the "
                              "Valmora Riverside Tramway in February 2024")
+    # An approximate figure is compared, never subtracted: "about 18,500" leaves no exact
+    # difference (without "about", r = 0..3 ask both operations, as above).
+    rough = [picks[0], pick("doc2", first.replace("an average of", "an average of about"),
+                            18500, "18,500 passengers")]
+    ops = {gen.generate(Sample(query_id="q", r=r, attempt=0, pattern="comparison",
+                               buckets=buckets, picks=rough)).detail["operation"]
+           for r in range(4)}
+    exact = {gen.generate(Sample(query_id="q", r=r, attempt=0, pattern="comparison",
+                                 buckets=buckets, picks=picks)).detail["operation"]
+             for r in range(4)}
+    assert ops == {"larger"} and exact == {"larger", "difference"}
 
 
 def test_a_causal_chain_is_asked_through_its_hidden_middle_event() -> None:

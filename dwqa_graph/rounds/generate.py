@@ -285,6 +285,8 @@ class RuleGenerator:
                   "raw": [p.raw for p in picks], "names": nm}
         big = values.index(max(values))
         kind = "difference" if len(picks) == 2 and rng.random() < 0.5 else "larger"
+        if any(_approximate(p.claim.text, p.raw or "") for p in picks):
+            kind = "larger"  # "approximately 700" less "about 30" is no exact 670
         detail["operation"] = kind
         if kind == "difference":
             small = 1 - big
@@ -377,6 +379,16 @@ _END = re.compile(r"\b(?:died|broke up|disbanded|dissolved|closed|ended|demolish
 
 
 _WHEN = re.compile(r"\b(?:in|during|between|from)\s+(?:[\w ]{0,30}?)\b(?:1[5-9]|20)\d\d\b")
+
+
+_ROUGHLY = re.compile(r"\b(?:about|approximately|around|roughly|nearly|almost|some|over|"
+                     r"more than|less than|up to|at least|estimated)\s+$", re.I)
+
+
+def _approximate(text: str, raw: str) -> bool:
+    """Whether the claim gives ``raw`` as an approximation ("about 30 species")."""
+    pos = text.find(raw)
+    return pos >= 0 and bool(_ROUGHLY.search(text[max(0, pos - 20):pos]))
 
 
 def _forced_order(events: list[str], years: list[int]) -> bool:

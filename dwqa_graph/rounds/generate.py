@@ -24,6 +24,7 @@ from dwqa_graph.errors import UsageError
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.causes import question_effect, split_cause
+from dwqa_graph.rounds.kinds import PARALLEL_EVENTS
 from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
 from dwqa_graph.text import clean
 
@@ -365,8 +366,7 @@ class RuleGenerator:
 
 _PARALLEL = re.compile(r"^(?P<s>.+?)(?:,\s+(?P<credit>(?:directed|produced|written|starring|"
                        r"featuring|created|developed|published|recorded|performed)[^,]*),)?\s+"
-                       r"(?P<v>was born|died|was released|was published|was founded|was formed|"
-                       r"was established|was opened|first aired)$")
+                       rf"(?P<v>{'|'.join(PARALLEL_EVENTS)})$")
 
 
 _FOUNDING = re.compile(r"\b(?:co-)?(?:founded|formed|established|created|started|set up)\b")

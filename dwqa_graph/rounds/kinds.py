@@ -36,11 +36,13 @@ _VAGUE = frozenset("""set series one part type kind form name number fashion wor
 work piece collection""".split())
 # The entity layer's generic names that are kinds all the same ("a 2003 film").
 _NOT_KINDS = GENERIC - {"film", "album", "band", "company", "city", "council"}
-#: The events two comparable subjects are compared on (the generator's parallel events).
-#: Not deaths: "presumably on or after 8 May 1927" is no date to order by, and a lifespan's
-#: second year is the one the baseline reader cannot tell from the first.
-EVENTS = ("was born", "was released", "was published", "was founded", "was formed",
-          "was established", "was opened", "first aired")
+#: The events the generator words alike for two subjects ("A was born", "B was born").
+PARALLEL_EVENTS = ("was born", "died", "was released", "was published", "was founded",
+                   "was formed", "was established", "was opened", "first aired")
+#: The ones two comparable subjects are compared on. Not deaths: "presumably on or after
+#: 8 May 1927" is no date to order by, and a lifespan's second year is the one the baseline
+#: reader cannot tell from the first.
+EVENTS = tuple(e for e in PARALLEL_EVENTS if e != "died")
 
 
 def kinds(text: str) -> list[str]:

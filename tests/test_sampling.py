@@ -165,3 +165,18 @@ def test_evidence_decoding_pauses_the_collector_and_restores_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_comparison_sample_adds_no_document_through_its_kind() -> None:
+    from dwqa_graph.rounds.sampling import SeedGraph, sample
+
+    fermi, rovelli = lead("f", "Enrico Fermi", "physicist", 1901), lead(
+        "r", "Carlo Rovelli", "physicist", 1956)
+    # A third document mentions an Entity that happens to be named like the kind.
+    other = claim("o", mentions=["physicist"], names=["Physicist"])
+    graph = SeedGraph(query_id="q", question="Who wrote Seven Brief Lessons on Physics?",
+                      evidence_round=1, documents=[bucket("d1", fermi), bucket("d2", rovelli),
+                                                   bucket("d3", other)])
+    s = sample(graph, SampleConfig(), r=1)
+    assert s is not None and s.pattern == "comparison"
+    assert {b.document_id for b in s.buckets} == {"d1", "d2"}

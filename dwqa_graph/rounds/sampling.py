@@ -387,8 +387,10 @@ def sample(graph: SeedGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> Sam
         return None
     used = {p.bucket for p in picks}
     # Up to cfg.docs documents: the picks' own, then others that MENTION the same entity
-    # (an LLM generator sees more connected claims, never unrelated ones).
-    shared = {norm(p.entity) for p in picks if p.entity} & set(conn)
+    # (an LLM generator sees more connected claims, never unrelated ones). A comparison's
+    # pick carries what it compares ("population", "goalkeeper"), not an entity.
+    shared = {norm(p.entity) for p in picks if p.entity} & set(conn) \
+        if pattern != "comparison" else set()
     for b in buckets:
         if len(used) >= cfg.docs:
             break

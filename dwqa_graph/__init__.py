@@ -8,6 +8,8 @@ subpackage per stage::
     ingest/      agent logs -> seed graphs (steps of a transcript)
     web/         fetch + extract pages as versions, search, refresh, a local web
     claims/      atomic claims with verbatim spans verified against the page text
+    facts/       typed facts and resolved entities read from the claims
+    language/    reading English (Stanford CoreNLP): below claims, facts, rounds, evaluation
     rounds/      sample -> generate -> verify -> store one QA item per seed graph
     evaluation/  agents, scorers, static datasets, stored runs
     leakage/     run-time, pretraining and paraphrase checks; Leak&Test
@@ -44,6 +46,8 @@ _EXPORTS: dict[str, str] = {
     "fetch": "dwqa_graph.web.fetch",
     "serve_web": "dwqa_graph.web.localweb",
     "extract_claims": "dwqa_graph.claims.extract",
+    "extract_facts": "dwqa_graph.facts.stage",
+    "CoreNLP": "dwqa_graph.language.corenlp",
     "SampleConfig": "dwqa_graph.rounds.sampling",
     "make_generator": "dwqa_graph.rounds.generate",
     "new_round": "dwqa_graph.rounds.round",
@@ -75,6 +79,7 @@ __all__ = [
     "AGENTS",
     "Agent",
     "AgentAnswer",
+    "CoreNLP",
     "DwqaError",
     "FetchOptions",
     "GENERATORS",
@@ -89,6 +94,7 @@ __all__ = [
     "evaluate",
     "export_round",
     "extract_claims",
+    "extract_facts",
     "fetch",
     "find_paraphrases",
     "freeze_round",
@@ -131,9 +137,11 @@ if TYPE_CHECKING:
     from dwqa_graph.evaluation.agents import Agent, AgentAnswer, make_agent
     from dwqa_graph.evaluation.datasets import import_static, static_items
     from dwqa_graph.evaluation.evaluate import evaluate, round_items
+    from dwqa_graph.facts.stage import extract_facts
     from dwqa_graph.graph.server import open_graph
     from dwqa_graph.graph.store import Store
     from dwqa_graph.ingest.logs import ingest as ingest_logs
+    from dwqa_graph.language.corenlp import CoreNLP
     from dwqa_graph.leakage.leaktest import leaktest
     from dwqa_graph.leakage.paraphrase import find_paraphrases
     from dwqa_graph.leakage.pretraining import guided_completion, min_k_prob

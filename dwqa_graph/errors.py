@@ -17,7 +17,8 @@ anything else is a bug and keeps its traceback (the CLI catches only ``DwqaError
     │   └── StoreError               refused or failed a request
     └── ServiceError                 an outside service
         ├── SearchError              the search endpoint
-        └── LLMError                 a chat model that cannot be set up
+        ├── LLMError                 a chat model that cannot be set up
+        └── LanguageError            the NLP library (Stanford CoreNLP) could not start or read
 
 ``UsageError`` and ``InputError`` are also ``ValueError`` and ``NotFoundError`` a
 ``LookupError``, so code written against the built-in types keeps working.
@@ -88,3 +89,7 @@ class RunFailedError(ServiceError):
 
 class LLMError(ServiceError):
     """An LLM could not be set up (unknown spec, missing extra)."""
+
+
+class LanguageError(ServiceError):
+    """Stanford CoreNLP could not be fetched or started, or failed on a text."""

@@ -1,0 +1,44 @@
+"""``dwqa facts``: typed facts and resolved entities read from every version's claims."""
+
+from __future__ import annotations
+
+import click
+
+from dwqa_graph.cli.common import (
+    emit,
+    friendly_errors,
+    json_option,
+    llm_option,
+    open_llm,
+    open_store,
+)
+from dwqa_graph.config import Settings
+from dwqa_graph.facts.stage import EXTRACTORS, extract_facts
+
+
+@click.command("facts")
+@click.option("--extractor", type=click.Choice(EXTRACTORS), default="corenlp",
+              show_default=True,
+              help="corenlp: Stanford CoreNLP parses, offline (fetched from Maven Central "
+                   "once); llm: a chat model through the versioned facts prompt.")
+@llm_option
+@click.option("--concurrency", type=int, default=4, show_default=True,
+              help="LLM calls in flight.")
+@json_option
+@click.pass_obj
+@friendly_errors
+def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurrency: int,
+              as_json: bool) -> None:
+    """Read typed facts (entity, relation, entity | date | quantity) from the claims of
+    every DocumentVersion this extractor has not read yet, resolve their entities, and store
+    them with their evidence spans (see `dwqa query entity_facts`)."""
+    llm = open_llm(llm_spec, concurrency) if extractor == "llm" else None
+    with open_store(settings) as store:
+        report = extract_facts(store, extractor=extractor, llm=llm)
+    for problem in report.problems:
+        click.echo(f"warning: {problem}", err=True)
+    emit(as_json, report.model_dump(), lambda: click.echo(
+        f"{report.versions} versions: {report.facts} facts about {report.entities} entities "
+        f"({', '.join(f'{k} {v}' for k, v in report.by_relation.items()) or 'none'}) in "
+        f"{report.seconds:.1f}s, {report.tokens_per_s:,.0f} tokens/s"
+        + (f"; {report.failed_versions} versions unread" if report.failed_versions else "")))

@@ -1,0 +1,2 @@
+// Resolved entities in the graph.
+MATCH (e:NamedEntity) RETURN count(e) AS n

@@ -1,0 +1,393 @@
+"""Typed facts read from parsed sentences (the offline extractor).
+
+The library parses; this module only maps its analysis onto the relation vocabulary
+(``models.RELATIONS``). For each verb of a sentence:
+- its **subject** is the entity of its ``nsubj``/``nsubj:pass`` dependent (or, for a
+  participle modifying a noun — "a film directed by X", "Lively (born 1987)" — of that noun,
+  or of the noun's copular subject); a subject that is not a resolved named entity (a
+  pronoun, a common noun, an unresolved surname) gives no fact;
+- its **date** is the one DATE mention attached to the verb itself by ``obl:in``, ``obl:on``
+  or ``obl:tmod`` (so "the 2026 World Cup" inside a sentence about 2017 dates nothing), and
+  only a calendar date (year, month or day) counts; two dates on one verb give none;
+- its **objects** are entity mentions in ``obj``, ``obl:agent`` / ``obl:by`` and
+  ``obl:in`` positions, and numbers that modify its object noun (``nummod``).
+A verb that is negated, modal or hypothetical ("will open", "plans to open", "if it wins"),
+and any sentence with "respectively", gives no fact: precision over recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from dwqa_graph.facts.models import EntityRef, Fact, Relation
+from dwqa_graph.facts.resolve import PageResolver, Span, entity_ref
+from dwqa_graph.language.doc import Sentence
+from dwqa_graph.language.values import DateValue, date_value, quantity_value
+from dwqa_graph.models import stable_id
+
+#: Bump when the rules change: facts of an older version are replaced on the next run.
+RULES_VERSION = "1"
+
+_BIRTH, _DEATH = {"bear"}, {"die"}
+_FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
+_RELEASE = {"release", "publish", "premiere"}
+_BY = {"direct": "directed_by", "write": "written_by", "produce": "produced_by"}
+_OPEN = {"open", "inaugurate"}
+_LOCATE = {"locate", "situate", "headquarter", "base"}
+_JOIN = {"join"}
+_WIN = {"win"}
+_MARRY = {"marry", "wed"}
+_MODAL = {"will", "would", "may", "might", "could", "should", "can", "must", "shall", "ca"}
+_NEGATION = {"not", "never", "n't", "no"}
+# A verb that is the complement of one of these did not (yet) happen.
+_IRREALIS = {"plan", "expect", "hope", "want", "propose", "intend", "seek", "aim", "try",
+             "attempt", "fail", "refuse", "decline", "threaten", "schedule", "set",
+             "wish", "consider", "vote", "announce", "promise", "agree", "need", "have"}
+_CONDITION = {"if", "unless", "whether", "although", "though"}
+# Nouns a number measures that are times, not quantities ("in 20 years", "3 days").
+_TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time", "decade",
+               "century", "season", "episode", "edition"}
+_DATE_RELS = ("obl:in", "obl:on", "obl:tmod", "nmod:tmod")
+# Verbs too light to name an event on their own ("was going for a win", "had relatives").
+_LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", "tell",
+          "include", "begin", "start", "use", "take", "give", "come", "decide", "try"}
+
+
+@dataclass
+class Claim:
+    """What the extractor needs of a claim: its id, version and where its span is."""
+
+    id: str
+    version_id: str
+    start: int  # offset of the span in the version text
+    span: str
+
+
+def read_facts(claim: Claim, sentences: list[Sentence], offset: int, batch_text: str,
+               page: PageResolver, extractor: str) -> list[Fact]:
+    """Facts of one claim whose span was annotated at ``offset`` of ``batch_text``."""
+    out: dict[str, Fact] = {}
+    for sent in sentences:
+        if any(t.lemma.lower() == "respectively" for t in sent.tokens):
+            continue
+        spans = page.spans(sent, batch_text)
+        for f in _sentence_facts(sent, spans, page):
+            start = claim.start + (sent.start - offset)
+            end = claim.start + (sent.end - offset)
+            evidence = claim.span[sent.start - offset:sent.end - offset]
+            fact = _fact(f, claim, start, end, evidence, extractor)
+            out.setdefault(fact.id, fact)
+    return list(out.values())
+
+
+@dataclass
+class _Read:
+    relation: Relation
+    verb: str
+    subject: Span
+    obj: Span | None = None
+    date: DateValue | None = None
+    when: DateValue | None = None
+    value: float | None = None
+    unit: str | None = None
+    approximate: bool = False
+
+
+def _ref(s: Span) -> EntityRef:
+    return entity_ref(s.name, s.type, s.generic)
+
+
+def _fact(r: _Read, claim: Claim, start: int, end: int, evidence: str,
+          extractor: str) -> Fact:
+    subject = _ref(r.subject)
+    obj = _ref(r.obj) if r.obj else None
+    kind = "entity" if obj else "date" if r.date else "quantity"
+    key = (obj.id if obj else r.date.iso if r.date else f"{r.value}:{r.unit}")
+    return Fact(
+        id=stable_id("fact", claim.id, r.relation, r.verb, subject.id, key, extractor),
+        relation=r.relation, verb=r.verb, subject=subject, object_kind=kind, object=obj,
+        date=r.date.iso if r.date else None, year=r.date.year if r.date else None,
+        precision=r.date.precision if r.date else None, value=r.value, unit=r.unit,
+        approximate=r.approximate, when=r.when.iso if r.when else None, claim_id=claim.id,
+        version_id=claim.version_id, start=start, end=end, evidence=evidence,
+        extractor=extractor)
+
+
+def _span_at(spans: list[Span], i: int) -> Span | None:
+    for s in spans:
+        if s.covers(i):
+            return s
+    return None
+
+
+def _irrealis(sent: Sentence, v: int) -> bool:
+    """Negated, modal, conditional or a complement of 'plan', 'expect' ...: not a fact."""
+    for rel, d in sent.children.get(v, ()):
+        lemma = sent.token(d).lemma.lower()
+        if rel in ("aux", "aux:pass") and lemma in _MODAL:
+            return True
+        if rel in ("advmod", "neg", "det") and lemma in _NEGATION:
+            return True
+        if rel == "mark" and lemma in _CONDITION:
+            return True
+    for rel, g in sent.heads(v):
+        if g and rel.startswith("xcomp") and sent.token(g).lemma.lower() in _IRREALIS:
+            return True
+        if g and rel.startswith(("ccomp", "advcl")) and _irrealis(sent, g):
+            return True
+    for obj in sent.deps(v, "obj"):
+        if any(sent.token(d).lemma.lower() == "no" for d in sent.deps(obj, "det")):
+            return True
+    return False
+
+
+def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
+    """The named entities that are the verb's subject (see the module docstring)."""
+    heads = sent.deps(v, "nsubj", "nsubj:pass", "nsubj:xsubj")
+    if not heads:
+        # A participle modifying a noun: "the film directed by X", "Lively (born 1987)".
+        heads = [g for rel, g in sent.heads(v) if g and rel in ("acl", "dep", "appos")]
+    out = []
+    for h in heads:
+        s = _span_at(spans, h)
+        if s is None and sent.deps(h, "cop"):
+            # "Titanic is a film directed by X": the participle's noun is the predicate of a
+            # copula; its subject is the entity.
+            s = next((x for n in sent.deps(h, "nsubj") if (x := _span_at(spans, n))), None)
+        if s is not None and not s.generic and s not in out:
+            out.append(s)
+    return out
+
+
+def _date(sent: Sentence, v: int) -> DateValue | None:
+    """The one calendar date attached to the verb itself, else None."""
+    found: dict[tuple[int, int], DateValue | None] = {}
+    for d in sent.deps(v, *_DATE_RELS):
+        m = sent.mention_at(d)
+        if m is not None and m.ner == "DATE":
+            found[(m.first, m.last)] = date_value(m.norm)
+    values = set(found.values())
+    if len(values) != 1:
+        return None
+    return values.pop()
+
+
+def _entities(sent: Sentence, v: int, spans: list[Span], *rels: str) -> list[Span]:
+    out = []
+    for d in sent.deps(v, *rels):
+        s = _span_at(spans, d)
+        if s is not None and s not in out:
+            out.append(s)
+        # "Martin Eberhard and Marc Tarpenning": enhanced++ already copies the relation to
+        # each conjunct, so nothing more to follow here.
+    return out
+
+
+def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver,
+                    ) -> Iterator[_Read]:
+    yield from _population(sent, spans, page)
+    if not spans:
+        return
+    yield from _lifespan(sent, spans)
+    for tok in sent.tokens:
+        # A word the tagger calls a verb inside a name ("The Hip Hop Experience") is none.
+        if not tok.pos.startswith("VB") or _span_at(spans, tok.i):
+            continue
+        v, lemma = tok.i, tok.lemma.lower()
+        # A phrasal verb's particle is part of its name ("set up", "pull out").
+        lemma = " ".join([lemma] + [sent.token(p).lemma.lower()
+                                    for p in sent.deps(v, "compound:prt")])
+        subjects = _subjects(sent, v, spans)
+        if not subjects or _irrealis(sent, v):
+            continue
+        # A bare participle is passive ("an album ... and released on ..."; enhanced++
+        # copies the conjunct's subject to it as nsubj).
+        passive = bool(sent.deps(v, "aux:pass", "nsubj:pass")) or (
+            tok.pos == "VBN" and not sent.deps(v, "aux", "obj"))
+        date = _date(sent, v)
+        agents = _entities(sent, v, spans, "obl:agent", "obl:by")
+        objects = _entities(sent, v, spans, "obj")
+        places = [s for s in _entities(sent, v, spans, "obl:in") if s.type == "PLACE"]
+        for subj in subjects:
+            yield from _verb_facts(sent, v, lemma, passive, subj, date, agents, objects,
+                                   places, spans)
+
+
+def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
+                date: DateValue | None, agents: list[Span], objects: list[Span],
+                places: list[Span], spans: list[Span]) -> Iterator[_Read]:
+    if lemma in _BIRTH and passive:
+        if date:
+            yield _Read("born", lemma, subj, date=date)
+        for p in places:
+            yield _Read("born_in", lemma, subj, obj=p)
+        return
+    if lemma in _DEATH:
+        if date:
+            yield _Read("died", lemma, subj, date=date)
+        for p in places:
+            yield _Read("died_in", lemma, subj, obj=p)
+        return
+    if lemma in _FOUND:
+        if passive:
+            if date:
+                yield _Read("founded", lemma, subj, date=date)
+            for a in agents:
+                if a.type in ("PERSON", "ORG") and a != subj:
+                    yield _Read("founded_by", lemma, subj, obj=a, when=date)
+        elif subj.type in ("PERSON", "ORG"):
+            for o in objects:
+                if o.type == "ORG" and o != subj:
+                    yield _Read("founded_by", lemma, o, obj=subj, when=date)
+        return
+    if lemma in _RELEASE and passive:
+        if date:
+            yield _Read("released", lemma, subj, date=date)
+        return
+    if lemma in _BY:
+        rel = _BY[lemma]
+        if passive:
+            for a in agents:
+                if a.type == "PERSON" and a != subj:
+                    yield _Read(rel, lemma, subj, obj=a, when=date)  # type: ignore[arg-type]
+        elif subj.type == "PERSON":
+            for o in objects:
+                if o.type in ("MISC",) and o != subj:
+                    yield _Read(rel, lemma, o, obj=subj, when=date)  # type: ignore[arg-type]
+        return
+    if lemma in _OPEN and (passive or not objects):
+        if date:
+            yield _Read("opened", lemma, subj, date=date)
+        return
+    if lemma in _LOCATE and passive:
+        for p in places:
+            if p != subj:
+                yield _Read("located_in", lemma, subj, obj=p)
+        return
+    if lemma in _JOIN:
+        for o in objects:
+            if o.type in ("ORG", "MISC") and o != subj:
+                yield _Read("member_of", lemma, subj, obj=o, when=date)
+        return
+    if lemma in _WIN and not passive:
+        for o in objects:
+            if o.type == "MISC" and o != subj:
+                yield _Read("won", lemma, subj, obj=o, when=date)
+        return
+    if lemma in _MARRY:
+        for o in objects:
+            if o.type == "PERSON" and o != subj:
+                yield _Read("married", lemma, subj, obj=o, when=date)
+        return
+    if lemma in ("be", "have") and not date:
+        yield from _quantities(sent, v, lemma, subj, None)
+        return
+    if date and _plain_event(sent, v, lemma):
+        yield _Read("event", lemma, subj, date=date)
+    yield from _quantities(sent, v, lemma, subj, date)
+
+
+def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
+    """A simple past or passive verb that names an event: not a light verb, not a
+    progressive ("was going"), not a past perfect ("had used ..., in October 2012": the
+    date usually belongs to the main clause)."""
+    if lemma.split()[0] in _LIGHT or sent.token(v).pos == "VBG":
+        return False
+    return not any(sent.token(a).word.lower() == "had" for a in sent.deps(v, "aux"))
+
+
+def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
+                date: DateValue | None) -> Iterator[_Read]:
+    """Numbers counting the verb's object noun ("employs 127,855 people") or money it
+    names ("raised $1.2 billion")."""
+    for o in sent.deps(v, "obj"):
+        tok = sent.token(o)
+        m = sent.mention_at(o)
+        if m is not None and m.ner in ("MONEY", "PERCENT"):
+            q = quantity_value(m.norm)
+            if q and q.unit:
+                yield _Read("quantity", lemma, subj, value=q.value, unit=q.unit,
+                            approximate=q.approximate, when=date)
+            continue
+        if not tok.pos.startswith("NN") or tok.lemma.lower() in _TIME_NOUNS:
+            continue
+        for n in sent.deps(o, "nummod"):
+            nm = sent.mention_at(n)
+            # "several hundred" is normalised to 100: only written-out figures count.
+            if nm is None or nm.ner != "NUMBER" or not any(ch.isdigit() for ch in nm.text):
+                continue
+            q = quantity_value(nm.norm)
+            if q:
+                yield _Read("quantity", lemma, subj, value=q.value, unit=tok.lemma.lower(),
+                            approximate=q.approximate, when=date)
+
+
+def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
+    """A person's dates in brackets right after the name: "Edward Davis Wood Jr. (October
+    10, 1924 – December 10, 1978) was ..." is born and died; anything else in the brackets
+    (a place, a third date, "c.", "fl.") makes it no fact."""
+    for s in spans:
+        if s.type != "PERSON" or s.last + 1 > len(sent.tokens):
+            continue
+        if sent.token(s.last + 1).word != "(":
+            continue
+        close = next((j for j in range(s.last + 2, len(sent.tokens) + 1)
+                      if sent.token(j).word == ")"), None)
+        if close is None:
+            continue
+        inside = range(s.last + 2, close)
+        dates = [m for m in sent.mentions if m.ner == "DATE" and m.first in inside]
+        rest = [j for j in inside if sent.token(j).ner != "DATE"
+                and sent.token(j).word not in ("–", "-", "—", ",")]
+        if len(dates) != 2 or rest:
+            continue
+        born, died = date_value(dates[0].norm), date_value(dates[1].norm)
+        if born and died and born.year < died.year:
+            yield _Read("born", "bear", s, date=born)
+            yield _Read("died", "die", s, date=died)
+
+
+def _population(sent: Sentence, spans: list[Span], page: PageResolver) -> Iterator[_Read]:
+    """"The population of X was 449 at the 2010 census" / "X had a population of 449"."""
+    for tok in sent.tokens:
+        if tok.lemma.lower() != "population":
+            continue
+        p = tok.i
+        owner = next((s for d in sent.deps(p, "nmod:of", "nmod:poss")
+                      if (s := _span_at(spans, d))), None)
+        numbers: list[int] = []
+        for rel, g in sent.heads(p):
+            if rel == "nsubj" and sent.deps(g, "cop"):  # "the population was 449"
+                numbers.append(g)
+            if rel == "obj" and owner is None:  # "X had a population of 449"
+                owner = next((s for n in sent.deps(g, "nsubj") if (s := _span_at(spans, n))),
+                             None)
+        numbers += sent.deps(p, "nmod:of")
+        if owner is None and not [s for s in spans if s.type == "PLACE"]:
+            # No place named: on a place's page, the page's own population.
+            owner = page.subject_span()
+            if owner is not None and owner.type not in ("PLACE", "MISC"):
+                owner = None
+        if owner is None or owner.type not in ("PLACE", "MISC") or not owner.is_subject \
+                and owner.type != "PLACE":
+            continue
+        for n in numbers:
+            m = sent.mention_at(n)
+            if m is None or m.ner != "NUMBER":
+                continue
+            q = quantity_value(m.norm)
+            if q:
+                when = _date(sent, n) or _census_year(sent, n)
+                yield _Read("population", "population", owner, value=q.value,
+                            unit="inhabitants", approximate=q.approximate, when=when)
+
+
+def _census_year(sent: Sentence, n: int) -> DateValue | None:
+    """'at the 2010 census': the year modifying the obl noun of the number."""
+    for d in sent.deps(n, "obl:at", "obl:in", "nmod:at", "nmod:in"):
+        for y in sent.deps(d, "nummod", "compound", "amod"):
+            m = sent.mention_at(y)
+            if m is not None and m.ner == "DATE":
+                return date_value(m.norm)
+    return None

@@ -1,0 +1,81 @@
+"""What the facts stage stores: resolved entities and typed facts with their evidence.
+
+A fact is (subject entity, relation, object) where the object is an entity, a calendar date
+with its precision, or a quantity with its unit; it is supported by one claim's verbatim
+span (``start``/``end`` are offsets in the DocumentVersion text, inside that claim's span).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The relation vocabulary. Each entry: what it means, the object it takes.
+RELATIONS: dict[str, str] = {
+    "born": "date of birth (date)",
+    "born_in": "place of birth (entity)",
+    "died": "date of death (date)",
+    "died_in": "place of death (entity)",
+    "founded": "date an organisation or place was founded, formed or established (date)",
+    "founded_by": "who founded it (entity)",
+    "released": "date a work was released, published or premiered (date)",
+    "directed_by": "director of a work (entity)",
+    "written_by": "writer of a work (entity)",
+    "produced_by": "producer of a work (entity)",
+    "opened": "date a building, line or venue opened (date)",
+    "located_in": "where it is (entity)",
+    "member_of": "a group, band, team or party it joined or belongs to (entity; date if stated)",
+    "won": "an award, title or contest it won (entity; date if stated)",
+    "married": "spouse (entity; date if stated)",
+    "population": "number of inhabitants (quantity, with the census year if stated)",
+    "quantity": "a counted or measured amount the subject has (quantity; unit = what is "
+                "counted)",
+    "event": "any other dated event of the subject: the verb's lemma says which (date)",
+}
+Relation = Literal["born", "born_in", "died", "died_in", "founded", "founded_by", "released",
+                   "directed_by", "written_by", "produced_by", "opened", "located_in",
+                   "member_of", "won", "married", "population", "quantity", "event"]
+ObjectKind = Literal["entity", "date", "quantity"]
+#: Coarse entity types: the library's fine-grained NER tags folded to what resolution needs.
+EntityType = Literal["PERSON", "ORG", "PLACE", "MISC"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EntityRef(_Model):
+    """A resolved entity: one node per real entity across the graph."""
+
+    id: str = Field(description="Key: hash of (type, normalised canonical name).")
+    name: str = Field(description="Canonical (longest, or the page title's) name.")
+    type: EntityType
+    generic: bool = Field(False, description="Nationality, country as an attribute, job "
+                          "title, ideology: never connects facts.")
+
+
+class Fact(_Model):
+    id: str
+    relation: Relation
+    verb: str = Field(description="Lemma of the verb (or noun) the fact was read from.")
+    subject: EntityRef
+    object_kind: ObjectKind
+    object: EntityRef | None = None
+    date: str | None = Field(None, description="ISO date at its precision: 1987, 1987-08, "
+                             "1987-08-25.")
+    year: int | None = None
+    precision: Literal["year", "month", "day"] | None = None
+    value: float | None = None
+    unit: str | None = Field(None, description="Currency code, 'percent', or the noun "
+                             "counted ('residents', 'employees').")
+    approximate: bool = False
+    when: str | None = Field(None, description="A date stated for an entity or quantity fact "
+                             "('won the award in 2016', 'population in 2010').")
+    claim_id: str
+    version_id: str
+    start: int = Field(description="Evidence span in the DocumentVersion text (inside the "
+                       "claim's span).")
+    end: int
+    evidence: str = Field(description="The evidence span's text, verbatim.")
+    extractor: str = Field(description="corenlp-4.5.7/facts-N or llm:<model>/facts-N")

@@ -1,0 +1,208 @@
+"""Entity resolution: which named-entity mentions are the same real entity.
+
+A separate step from extraction (as in neo4j-graphrag's and graphrag-toolkit's KG builders):
+- **Mentions** are the library's named-entity mentions (PERSON, ORGANIZATION, places, MISC)
+  plus mentions of the page's subject: a document titled "Titanic (1997 film)" is about
+  Titanic even where the tagger leaves the word untagged.
+- **Within a document**, a short name is the full name it shortens when exactly one full
+  name of the same type in that document has it as its first or last word ("Lively" is
+  "Blake Lively", "Eberhard" is "Martin Eberhard"); a middle name is dropped when the page
+  subject's first and last names match ("Blake Ellender Lively" is the page's "Blake
+  Lively"). Two candidates: unresolved, and an unresolved short person name is no entity.
+- **Across documents**, the same canonical name with the same coarse type is one entity (the
+  key is a hash of both), so "Titanic" the ship (untagged) never meets "Titanic" the film,
+  and father and son "Beckham" only meet under their full names.
+- **Generic** entities (countries and states used as attributes) are kept as objects of
+  place facts but flagged: sampling never connects facts through them. Nationalities, job
+  titles, religions and ideologies are not entities at all.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from dwqa_graph.facts.models import EntityRef, EntityType
+from dwqa_graph.language.doc import Sentence, Token
+from dwqa_graph.models import stable_id
+
+#: Fine-grained NER tag -> coarse type; tags not listed are not entities.
+TYPES: dict[str, EntityType] = {
+    "PERSON": "PERSON", "ORGANIZATION": "ORG", "LOCATION": "PLACE", "CITY": "PLACE",
+    "STATE_OR_PROVINCE": "PLACE", "COUNTRY": "PLACE", "MISC": "MISC"}
+GENERIC_TAGS = frozenset({"COUNTRY", "STATE_OR_PROVINCE"})
+_WIKI_SUFFIX = re.compile(r"\s+[-–—|]\s+Wikipedia$")
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
+# Legal-form suffixes a company's page title carries and its text drops ("Tesla, Inc.").
+# Pages about a collection or a period, not one entity.
+_NOT_A_SUBJECT = re.compile(r"^(List|Lists|Timeline|History|Outline|Index|Glossary|Comparison)"
+                            r" of ")
+# Two words run together by a lost space ("Millvina.The"): a text glitch, not a name.
+_GLUED = re.compile(r"[a-z]{2}\.[A-Z]")
+_LEGAL_FORM = re.compile(r",?\s+(Inc\.?|Ltd\.?|LLC|PLC|plc|Corp\.?|Co\.|S\.A\.|AG|GmbH|N\.V\.)$")
+
+
+def norm_name(name: str) -> str:
+    """Case-, accent- and punctuation-folded name: the key across documents."""
+    s = unicodedata.normalize("NFKD", name)
+    s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
+    s = re.sub(r"['’]s\b", "", s)
+    s = re.sub(r"[^\w\s]", " ", s)
+    return " ".join(s.split())
+
+
+def page_subject(title: str | None) -> str | None:
+    """The entity a page is about, from its title: "Titanic (1997 film)" -> "Titanic";
+    "Blake Lively - Wikipedia" -> "Blake Lively"; a news headline is no subject."""
+    if not title:
+        return None
+    t = _DISAMBIGUATION.sub("", _WIKI_SUFFIX.sub("", title.strip())).strip()
+    if not t or len(t.split()) > 8 or any(ch in t for ch in "|:?!") or not t[0].isupper() \
+            or _NOT_A_SUBJECT.match(t):
+        return None
+    return t
+
+
+def entity_ref(name: str, type_: EntityType, generic: bool = False) -> EntityRef:
+    return EntityRef(id=stable_id("named-entity", type_, norm_name(name)), name=name,
+                     type=type_, generic=generic)
+
+
+@dataclass
+class Span:
+    """A mention in one sentence: tokens [first, last], its type and its resolved name."""
+
+    first: int
+    last: int
+    name: str
+    type: EntityType
+    generic: bool
+    is_subject: bool  # the page's own subject
+
+    def covers(self, i: int) -> bool:
+        return self.first <= i <= self.last
+
+
+class PageResolver:
+    """Resolution for one document: built from all its parsed sentences, then asked which
+    entity each sentence's mentions are."""
+
+    def __init__(self, title: str | None, sentences: list[tuple[Sentence, str]]) -> None:
+        self.subject = page_subject(title)
+        self.subject_words = self.subject.split() if self.subject else []
+        bare = _LEGAL_FORM.sub("", self.subject) if self.subject else None
+        self.subject_forms = {f for f in (self.subject, bare) if f}
+        self.subject_norms = {norm_name(f) for f in self.subject_forms}
+        # Full names (two or more words) seen in the document, by coarse type.
+        self.full: dict[EntityType, set[str]] = {}
+        votes: dict[EntityType, int] = {}
+        for sent, text in sentences:
+            for m in sent.mentions:
+                t = TYPES.get(m.ner)
+                if t is None:
+                    continue
+                name = _clean(text[m.start:m.end])
+                if self._is_subject_name(name, t):
+                    votes[t] = votes.get(t, 0) + 1
+                elif len(name.split()) >= 2:
+                    self.full.setdefault(t, set()).add(name)
+        # The subject's type: what the tagger calls its mentions most often, unless the lead
+        # says it is a thing ("Rooster Cogburn is a 1975 film": the tagger reads a name).
+        self.subject_type: EntityType = max(votes, key=lambda k: votes[k]) if votes else "MISC"
+        lead = self._lead_noun(sentences[0][0]) if sentences else None
+        if lead is not None:
+            if lead.ner == "TITLE":  # "is an American actress": a person
+                self.subject_type = "PERSON"
+            elif lead.pos.startswith("NN") and self.subject_type == "PERSON":
+                self.subject_type = "MISC"
+
+    def _lead_noun(self, sent: Sentence) -> Token | None:
+        """The noun a lead sentence says its subject is ("X is an American [actress]")."""
+        for _, root in sent.children.get(0, []):
+            subj = sent.deps(root, "nsubj")
+            if sent.deps(root, "cop") and subj and sent.token(subj[0]).word in self.subject_words:
+                return sent.token(root)
+        return None
+
+    def _is_subject_name(self, name: str, type_: EntityType | None) -> bool:
+        if not self.subject:
+            return False
+        if norm_name(name) in self.subject_norms:
+            return True
+        words = name.split()
+        sw = self.subject_words
+        # "Blake Ellender Lively" on the page "Blake Lively"; "Lively" alone on it.
+        return type_ == "PERSON" and len(sw) >= 2 and (
+            (len(words) >= 2 and words[0] == sw[0] and words[-1] == sw[-1])
+            or (len(words) == 1 and words[0] == sw[-1]))
+
+    def spans(self, sent: Sentence, text: str) -> list[Span]:
+        """Resolved mentions of one sentence (unresolvable ones are left out)."""
+        out: list[Span] = []
+        taken: set[int] = set()
+        # The page subject first, also where the tagger left it untagged or cut it
+        # ("Titanic is a 1997 film", "Jungle [Ka Jawahar]"), and a person page's surname
+        # alone ("Lively starred ...") unless it is part of another person's name.
+        forms = set(self.subject_forms)
+        surname = self.subject_words[-1] if self.subject_type == "PERSON" \
+            and len(self.subject_words) >= 2 else None
+        if surname:
+            forms.add(surname)
+        for form in forms:
+            for i in range(1, len(sent.tokens) + 1):
+                if i in taken or not form.startswith(sent.token(i).word):
+                    continue
+                for j in range(i, min(i + 12, len(sent.tokens)) + 1):
+                    surface = text[sent.token(i).start:sent.token(j).end]
+                    inside = sent.mention_at(i)
+                    if form == surname and inside is not None and inside.ner == "PERSON" \
+                            and (inside.first, inside.last) != (i, j):
+                        break
+                    if surface == form and not taken & set(range(i, j + 1)):
+                        out.append(Span(i, j, self.subject or form, self.subject_type,
+                                        False, True))
+                        taken.update(range(i, j + 1))
+                    if len(surface) >= len(form):
+                        break
+        for m in sent.mentions:
+            t = TYPES.get(m.ner)
+            if t is None:
+                continue
+            name = _clean(text[m.start:m.end])
+            if not name or not name[0].isupper() or _GLUED.search(name) \
+                    or any(j in taken for j in range(m.first, m.last + 1)):
+                continue
+            if self._is_subject_name(name, t):
+                out.append(Span(m.first, m.last, self.subject or name, self.subject_type,
+                                False, True))
+            else:
+                resolved = self._expand(name, t)
+                if resolved is None:
+                    continue
+                out.append(Span(m.first, m.last, resolved, t, m.ner in GENERIC_TAGS, False))
+            taken.update(range(m.first, m.last + 1))
+        return out
+
+    def subject_span(self) -> Span | None:
+        """The page subject as a span of no sentence (for facts whose subject the page
+        implies: "The population was 449" on a town's page)."""
+        if not self.subject:
+            return None
+        return Span(0, -1, self.subject, self.subject_type, False, True)
+
+    def _expand(self, name: str, type_: EntityType) -> str | None:
+        if len(name.split()) >= 2 or type_ != "PERSON":
+            # One-word names of places and organisations (Paris, NASA) stand for
+            # themselves; expanding them guessed wrong ("Tours" is not "Grand Tours").
+            return name
+        full = [f for f in self.full.get(type_, ()) if f.split()[-1] == name
+                or f.split()[0] == name]
+        # A one-word person name with no unique full form is a surname or a first name we
+        # cannot pin down.
+        return full[0] if len(full) == 1 else None
+
+
+def _clean(name: str) -> str:
+    name = re.sub(r"['’]s$", "", name.strip())
+    return " ".join(name.strip(" ,.;:\"'“”()").split())

@@ -1,0 +1,198 @@
+"""Stage 4 — facts: typed facts and resolved entities for every version's claims.
+
+For each DocumentVersion with claims, its claims' verbatim spans are parsed together (one
+request per version, so the page's names resolve against each other), entities are
+resolved (``resolve.py``), facts read (``extract.py`` offline, ``llm.py`` with ``--llm``),
+and the version's facts are written in one transaction together with the mark that says
+which extractor read them: a killed run leaves no half-written version, and a re-run skips
+what is done. A new rules version (``extract.RULES_VERSION``) replaces the older facts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from dwqa_graph._progress import progress
+from dwqa_graph.errors import LanguageError, UsageError
+from dwqa_graph.facts.extract import RULES_VERSION, Claim, read_facts
+from dwqa_graph.facts.models import Fact
+from dwqa_graph.facts.resolve import PageResolver, norm_name, page_subject
+from dwqa_graph.graph.store import Store, WritePlan
+from dwqa_graph.language.corenlp import MAX_CHARS, VERSION, CoreNLP
+from dwqa_graph.language.doc import Sentence
+
+EXTRACTORS = ("corenlp", "llm")
+WRITE_ORDER = ("facts/clear", "facts/entities", "facts/write", "facts/page_subjects",
+               "facts/mark")
+#: Claims joined into one text per request; a blank line keeps them separate sentences.
+_SEP = "\n\n"
+
+
+class FactsReport(BaseModel):
+    extractor: str
+    versions: int = 0
+    versions_with_facts: int = 0
+    facts: int = 0
+    entities: int = 0
+    by_relation: dict[str, int] = {}
+    failed_versions: int = Field(0, description="Versions the library could not read "
+                                 "(left pending; the reasons are in `problems`).")
+    problems: list[str] = []
+    tokens: int = 0
+    seconds: float = 0.0
+    tokens_per_s: float = 0.0
+
+
+def offline_extractor_id() -> str:
+    return f"{VERSION}/facts-{RULES_VERSION}"
+
+
+def _batches(claims: list[dict[str, Any]]) -> list[tuple[str, list[tuple[Claim, int]]]]:
+    """The version's claim spans as texts of at most MAX_CHARS, each with (claim, offset)."""
+    out: list[tuple[str, list[tuple[Claim, int]]]] = []
+    parts: list[str] = []
+    placed: list[tuple[Claim, int]] = []
+    size = 0
+    for c in claims:
+        span = c["span"] or ""
+        if not span.strip() or len(span) > MAX_CHARS:
+            continue
+        if size + len(span) + len(_SEP) > MAX_CHARS and parts:
+            out.append((_SEP.join(parts), placed))
+            parts, placed, size = [], [], 0
+        placed.append((Claim(c["id"], "", c["start"], span), size))
+        parts.append(span)
+        size += len(span) + len(_SEP)
+    if parts:
+        out.append((_SEP.join(parts), placed))
+    return out
+
+
+def read_version(nlp: CoreNLP, version: dict[str, Any], extractor: str,
+                 ) -> tuple[list[Fact], int]:
+    """Facts of one version's claims and the number of tokens read (raises LanguageError
+    if the library cannot read it)."""
+    texts = _batches(version["claims"])
+    parsed: list[tuple[str, list[tuple[Claim, int]], list[Sentence]]] = []
+    for (text, placed), doc in zip(texts, nlp.annotate_many(t for t, _ in texts),
+                                   strict=True):
+        if isinstance(doc, LanguageError):
+            raise doc
+        parsed.append((text, placed, doc.sentences))
+    page = PageResolver(version.get("title"),
+                        [(s, text) for text, _, sents in parsed for s in sents])
+    facts: list[Fact] = []
+    for text, placed, sents in parsed:
+        offsets = [off for _, off in placed]
+        per_claim: dict[int, list[Sentence]] = {}
+        for s in sents:
+            per_claim.setdefault(bisect.bisect_right(offsets, s.start) - 1, []).append(s)
+        for k, (claim, off) in enumerate(placed):
+            claim = Claim(claim.id, version["id"], claim.start, claim.span)
+            facts += read_facts(claim, per_claim.get(k, []), off, text, page, extractor)
+    return facts, sum(len(s.tokens) for _, _, sents in parsed for s in sents)
+
+
+def _plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], family: str,
+          extractor: str) -> WritePlan:
+    plan = WritePlan(WRITE_ORDER)
+    plan.add("facts/clear", [{"id": v["id"], "family": family} for v in versions])
+    entities: dict[str, dict[str, Any]] = {}
+    rows = []
+    subjects = []
+    for v in versions:
+        for f in facts.get(v["id"], []):
+            for e in (f.subject, f.object):
+                if e is not None:
+                    entities[e.id] = {**e.model_dump(), "norm": norm_name(e.name)}
+            props = f.model_dump(exclude={"subject", "object"})
+            props = {k: x for k, x in props.items() if x is not None}
+            props["family"] = family
+            rows.append({"claim_id": f.claim_id, "subject_id": f.subject.id,
+                         "object_id": f.object.id if f.object else None, "props": props})
+        # The page's own subject, as the entity its facts name (a page whose subject has no
+        # fact adds no entity).
+        subject = page_subject(v.get("title"))
+        ref = next((f.subject for f in facts.get(v["id"], [])
+                    if subject and norm_name(f.subject.name) == norm_name(subject)), None)
+        if ref is not None:
+            subjects.append({"document_id": v["document_id"], "entity_id": ref.id})
+    plan.add("facts/entities", entities.values())
+    plan.add("facts/write", rows)
+    plan.add("facts/page_subjects", subjects)
+    plan.add("facts/mark", [{"id": v["id"], "extractor": extractor,
+                             "facts": len(facts.get(v["id"], []))} for v in versions])
+    return plan
+
+
+def pending(store: Store, extractor: str, page: int = 50) -> Iterator[list[dict[str, Any]]]:
+    after = ""
+    while True:
+        rows = store.query("facts/pending", extractor=extractor, after=after, limit=page)
+        if not rows:
+            return
+        yield rows
+        after = rows[-1]["id"]
+
+
+def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | None = None,
+                  llm: Any = None) -> FactsReport:
+    """Read typed facts for every version not yet read by this extractor (and version).
+
+    ``nlp``: a running ``CoreNLP`` to reuse (else one is started for this call and stopped
+    after it). ``extractor="llm"`` reads facts with ``llm`` instead (``facts/llm.py``).
+    """
+    if extractor not in EXTRACTORS:
+        raise UsageError(f"unknown facts extractor {extractor!r}; choose corenlp or llm")
+    if extractor == "llm":
+        if llm is None:
+            raise UsageError("the llm facts extractor needs --llm SPEC")
+        from dwqa_graph.facts.llm import extract_facts_llm
+        return extract_facts_llm(store, llm)
+    store.ensure_schema()
+    key = offline_extractor_id()
+    report = FactsReport(extractor=key)
+    relations: Counter[str] = Counter()
+    started = time.perf_counter()
+    [total] = store.query("facts/count_pending", extractor=key)
+    own = nlp is None
+    nlp = nlp or CoreNLP()
+    try:
+        with progress(f"facts ({key})", total["n"]) as advance:
+            for page in pending(store, key):
+                done, facts = [], {}
+                for v in page:
+                    try:
+                        facts[v["id"]], tokens = read_version(nlp, v, key)
+                    except LanguageError as exc:
+                        report.failed_versions += 1
+                        report.problems.append(f"version {v['id']} ({v.get('title')}): {exc}")
+                        continue
+                    done.append(v)
+                    report.tokens += tokens
+                store.write_plan(_plan(done, facts, "corenlp", key))
+                for v in done:
+                    found = facts[v["id"]]
+                    report.facts += len(found)
+                    report.versions_with_facts += bool(found)
+                    relations.update(f.relation for f in found)
+                report.versions += len(page)
+                advance(len(page))
+                if not done:
+                    break  # the library reads nothing: stop instead of re-reading the page
+    finally:
+        if own:
+            nlp.close()
+    report.by_relation = dict(relations.most_common())
+    [n] = store.query("facts/count_entities")
+    report.entities = n["n"]
+    wall = time.perf_counter() - started
+    report.seconds = round(wall, 3)
+    report.tokens_per_s = round(report.tokens / wall, 1) if wall else 0.0
+    return report

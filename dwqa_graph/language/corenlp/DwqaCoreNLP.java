@@ -1,0 +1,190 @@
+// A long-lived Stanford CoreNLP worker for dwqa, spoken to over stdin/stdout: no network port,
+// so nothing on the machine (a web page, another user) can reach it.
+//
+// Protocol (UTF-8):
+//   request:  a header line "<id> <byte length>\n", then exactly that many bytes of text
+//   response: one line "<id>\t<compact JSON>\n": {"sentences": [...]} or {"error": "..."}
+//   at start: one line "ready\n" once the models are loaded
+// Requests are annotated on a pool of --threads workers; responses come back as they finish,
+// in any order (the id says which). Each sentence carries only what dwqa reads:
+//   tokens [word, lemma, pos, ner, normalizedNER, begin, end] (character offsets in the text),
+//   deps [relation, governor, dependent] (enhanced++ dependencies, 1-based token indexes, 0 =
+//   root) and mentions [tokenBegin, tokenEnd, ner, normalizedNER or timex value].
+//
+// Run: java -cp <classpath> DwqaCoreNLP.java --threads 2 --annotators tokenize,ssplit,...
+
+import edu.stanford.nlp.ling.CoreAnnotations;
+import edu.stanford.nlp.ling.CoreLabel;
+import edu.stanford.nlp.pipeline.Annotation;
+import edu.stanford.nlp.pipeline.StanfordCoreNLP;
+import edu.stanford.nlp.semgraph.SemanticGraph;
+import edu.stanford.nlp.semgraph.SemanticGraphCoreAnnotations;
+import edu.stanford.nlp.semgraph.SemanticGraphEdge;
+import edu.stanford.nlp.time.TimeAnnotations;
+import edu.stanford.nlp.time.Timex;
+import edu.stanford.nlp.util.CoreMap;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+
+public class DwqaCoreNLP {
+    static PrintStream out;
+
+    public static void main(String[] args) throws Exception {
+        int threads = 2;
+        String annotators = "tokenize,ssplit,pos,lemma,ner,depparse";
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (args[i].equals("--threads")) threads = Integer.parseInt(args[i + 1]);
+            else if (args[i].equals("--annotators")) annotators = args[i + 1];
+        }
+        // Everything CoreNLP logs goes to stderr; stdout carries only the protocol.
+        out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        Properties props = new Properties();
+        props.setProperty("annotators", annotators);
+        props.setProperty("ner.applyFineGrained", "true");
+        props.setProperty("ner.buildEntityMentions", "true");
+        // Fine-grained NER adds job titles, nationalities, countries; KBP-style extras are off.
+        props.setProperty("ner.useSUTime", "true");
+        props.setProperty("ssplit.newlineIsSentenceBreak", "two");
+        props.setProperty("depparse.extradependencies", "MAXIMAL");
+        StanfordCoreNLP pipeline = new StanfordCoreNLP(props);
+        pipeline.process("Warm up on 1 January 2000 in Paris.");
+        synchronized (out) { out.print("ready\n"); out.flush(); }
+
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        Semaphore inflight = new Semaphore(threads * 2);  // bounded queue: reading waits
+        DataInputStream in = new DataInputStream(new BufferedInputStream(System.in, 1 << 16));
+        while (true) {
+            String header = readLine(in);
+            if (header == null) break;
+            String[] parts = header.trim().split(" ");
+            if (parts.length != 2) { reply("?", error("bad header")); continue; }
+            String id = parts[0];
+            int n = Integer.parseInt(parts[1]);
+            byte[] buf = new byte[n];
+            in.readFully(buf);
+            String text = new String(buf, StandardCharsets.UTF_8);
+            inflight.acquire();
+            pool.submit(() -> {
+                try {
+                    reply(id, annotate(pipeline, text));
+                } catch (Throwable t) {  // one bad text is an error on that request only
+                    reply(id, error(t.toString()));
+                } finally {
+                    inflight.release();
+                }
+            });
+        }
+        pool.shutdown();
+    }
+
+    static String readLine(DataInputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != -1 && c != '\n') b.write(c);
+        if (c == -1 && b.size() == 0) return null;
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    static void reply(String id, String json) {
+        synchronized (out) { out.print(id + "\t" + json + "\n"); out.flush(); }
+    }
+
+    static String error(String message) {
+        StringBuilder sb = new StringBuilder("{\"error\":");
+        str(sb, message);
+        return sb.append('}').toString();
+    }
+
+    static String annotate(StanfordCoreNLP pipeline, String text) {
+        Annotation doc = new Annotation(text);
+        pipeline.annotate(doc);
+        StringBuilder sb = new StringBuilder("{\"sentences\":[");
+        List<CoreMap> sentences = doc.get(CoreAnnotations.SentencesAnnotation.class);
+        for (int s = 0; s < sentences.size(); s++) {
+            CoreMap sent = sentences.get(s);
+            if (s > 0) sb.append(',');
+            sb.append("{\"tokens\":[");
+            List<CoreLabel> tokens = sent.get(CoreAnnotations.TokensAnnotation.class);
+            for (int i = 0; i < tokens.size(); i++) {
+                CoreLabel t = tokens.get(i);
+                if (i > 0) sb.append(',');
+                sb.append('[');
+                str(sb, t.word()); sb.append(',');
+                str(sb, t.lemma()); sb.append(',');
+                str(sb, t.tag()); sb.append(',');
+                str(sb, t.ner()); sb.append(',');
+                str(sb, t.get(CoreAnnotations.NormalizedNamedEntityTagAnnotation.class)); sb.append(',');
+                sb.append(t.beginPosition()).append(',').append(t.endPosition()).append(']');
+            }
+            sb.append("],\"deps\":[");
+            SemanticGraph g = sent.get(
+                SemanticGraphCoreAnnotations.EnhancedPlusPlusDependenciesAnnotation.class);
+            boolean first = true;
+            if (g != null) {
+                for (var root : g.getRoots()) {
+                    if (!first) sb.append(',');
+                    first = false;
+                    sb.append("[\"root\",0,").append(root.index()).append(']');
+                }
+                for (SemanticGraphEdge e : g.edgeIterable()) {
+                    if (!first) sb.append(',');
+                    first = false;
+                    sb.append('[');
+                    str(sb, e.getRelation().toString());
+                    sb.append(',').append(e.getGovernor().index()).append(',')
+                      .append(e.getDependent().index()).append(']');
+                }
+            }
+            sb.append("],\"mentions\":[");
+            List<CoreMap> mentions = sent.get(CoreAnnotations.MentionsAnnotation.class);
+            int sentBegin = sent.get(CoreAnnotations.TokenBeginAnnotation.class);
+            if (mentions != null) {
+                for (int m = 0; m < mentions.size(); m++) {
+                    CoreMap mention = mentions.get(m);
+                    if (m > 0) sb.append(',');
+                    int b = mention.get(CoreAnnotations.TokenBeginAnnotation.class) - sentBegin;
+                    int e = mention.get(CoreAnnotations.TokenEndAnnotation.class) - sentBegin;
+                    String norm = mention.get(CoreAnnotations.NormalizedNamedEntityTagAnnotation.class);
+                    Timex timex = mention.get(TimeAnnotations.TimexAnnotation.class);
+                    if (timex != null && timex.value() != null) norm = timex.value();
+                    sb.append('[').append(b).append(',').append(e).append(',');
+                    str(sb, mention.get(CoreAnnotations.NamedEntityTagAnnotation.class));
+                    sb.append(',');
+                    str(sb, norm);
+                    sb.append(']');
+                }
+            }
+            sb.append("]}");
+        }
+        return sb.append("]}").toString();
+    }
+
+    static void str(StringBuilder sb, String s) {
+        if (s == null) { sb.append("null"); return; }
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': sb.append("\\\""); break;
+                case '\\': sb.append("\\\\"); break;
+                default:
+                    if (c < 0x20) sb.append(String.format("\\u%04x", (int) c));
+                    else sb.append(c);
+            }
+        }
+        sb.append('"');
+    }
+}

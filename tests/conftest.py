@@ -26,13 +26,14 @@ from langchain_core.messages import AIMessage
 from dwqa_graph.config import Settings, load_settings
 from dwqa_graph.graph import server
 from dwqa_graph.graph.store import Store
+from dwqa_graph.language.corenlp import CoreNLP
 from tests.paths import DATA, EXAMPLES, HOTPOT, REPO_ROOT, SHARED
 
 __all__ = ["DATA", "EXAMPLES", "HOTPOT", "SHARED", "scripted_model"]
 
 #: fixture name -> marker it implies (fixturenames include every fixture a test depends on).
 FIXTURE_MARKS = {"settings": "neo4j", "env": "neo4j", "store": "neo4j", "llm_url": "llm",
-                 "wheel_venv": "slow"}
+                 "wheel_venv": "slow", "nlp": "nlp"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -109,3 +110,11 @@ def llm_url() -> Iterator[str]:
     yield proc.stdout.strip()
     if not running and not os.environ.get("DWQA_KEEP_TEST_DB"):
         subprocess.run([str(script), "stop"], capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def nlp() -> Iterator[CoreNLP]:
+    """One Stanford CoreNLP worker for the session (first use on a machine fetches the jars
+    from Maven Central). Fails -- does not skip -- when it cannot start."""
+    with CoreNLP(threads=2) as worker:
+        yield worker

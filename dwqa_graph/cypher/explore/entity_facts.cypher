@@ -1,9 +1,9 @@
 // One entity's facts (as subject or object) with their evidence spans, by
-// document and position. Parameter: $name, matched case-insensitively against resolved entity names.
+// document and position. Parameter: $entity (a name), matched case-insensitively against resolved entity names.
 // Pasted into Neo4j Browser as a whole, the :param line sets the default first; edit the
-// value after => to choose. `dwqa query entity_facts --param name=...` overrides it.
-:param name => 'James Cameron';
-MATCH (e:NamedEntity) WHERE toLower(e.name) = toLower($name)
+// value after => to choose. `dwqa query entity_facts --param entity=...` overrides it.
+:param entity => 'James Cameron';
+MATCH (e:NamedEntity) WHERE toLower(e.name) = toLower($entity)
 MATCH (f:Fact)-[r:SUBJECT|OBJECT]->(e)
 MATCH (f)-[:SUPPORTED_BY]->(c:Claim)<-[:HAS_CLAIM]-(:DocumentVersion)<-[:HAS_VERSION]-(d:Document)
 OPTIONAL MATCH (f)-[:SUBJECT]->(s:NamedEntity)

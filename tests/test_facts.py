@@ -1,0 +1,213 @@
+"""Typed facts: read by the real Stanford CoreNLP, resolved, stored in the real Neo4j.
+
+Every reading test has its negative twin (the sentence that must give no fact), so a rule
+that fired on everything would fail as surely as one that fired on nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.errors import LanguageError
+from dwqa_graph.facts import extract as extract_mod
+from dwqa_graph.facts.extract import Claim, read_facts
+from dwqa_graph.facts.models import Fact
+from dwqa_graph.facts.resolve import PageResolver, page_subject
+from dwqa_graph.facts.stage import extract_facts, offline_extractor_id
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.language.corenlp import MAX_CHARS, CoreNLP
+from dwqa_graph.language.values import date_value, quantity_value
+
+
+def facts_of(nlp: CoreNLP, title: str | None, *sentences: str) -> list[Fact]:
+    """Facts of a page made of ``sentences`` (each one claim), read as the stage reads them."""
+    text = "\n\n".join(sentences)
+    doc = nlp.annotate(text)
+    page = PageResolver(title, [(s, text) for s in doc.sentences])
+    out: list[Fact] = []
+    offset = 0
+    for k, sentence in enumerate(sentences):
+        sents = [s for s in doc.sentences if offset <= s.start < offset + len(sentence)]
+        out += read_facts(Claim(f"c{k}", "v", offset, sentence), sents, offset, text, page, "t")
+        offset += len(sentence) + 2
+    return out
+
+
+def triples(facts: list[Fact]) -> set[tuple[str, str, str]]:
+    return {(f.subject.name, f.relation,
+             f.object.name if f.object else f.date or f"{f.value:g} {f.unit}") for f in facts}
+
+
+# -- values ------------------------------------------------------------------------------
+def test_values() -> None:
+    assert date_value("1987-08-25").precision == "day"  # type: ignore[union-attr]
+    assert date_value("2003-07").iso == "2003-07"  # type: ignore[union-attr]
+    assert date_value("1997").precision == "year"  # type: ignore[union-attr]
+    for vague in ("XXXX-07", "PRESENT_REF", "2010-SU", "199X", "P3Y", "1997/1999", None, ""):
+        assert date_value(vague) is None, vague
+    money = quantity_value("$8.15E10")
+    assert money is not None and money.unit == "USD" and money.value == 8.15e10
+    approx = quantity_value("~18500.0")
+    assert approx is not None and approx.approximate and approx.unit is None
+    assert quantity_value("1000.0-2000.0") is None
+
+
+def test_page_subject() -> None:
+    assert page_subject("Titanic (1997 film)") == "Titanic"
+    assert page_subject("Blake Lively - Wikipedia") == "Blake Lively"
+    assert page_subject("List of Tour de France general classification winners") is None
+    assert page_subject("Solvane scales back plans | Nordic Battery Review") is None
+
+
+# -- reading -----------------------------------------------------------------------------
+def test_lead_dates(nlp: CoreNLP) -> None:
+    got = triples(facts_of(
+        nlp, "Ed Wood",
+        "Edward Davis Wood Jr. (October 10, 1924 – December 10, 1978) was an American "
+        "filmmaker, actor and writer."))
+    assert got == {("Edward Davis Wood Jr", "born", "1924-10-10"),
+                   ("Edward Davis Wood Jr", "died", "1978-12-10")}
+    got = triples(facts_of(nlp, "Scott Derrickson",
+                           "Scott Derrickson (born July 16, 1966) is an American director."))
+    assert got == {("Scott Derrickson", "born", "1966-07-16")}
+
+
+def test_passive_relations(nlp: CoreNLP) -> None:
+    got = triples(facts_of(
+        nlp, "Tesla, Inc. - Wikipedia",
+        "Tesla, Inc. was incorporated in July 2003 by Martin Eberhard and Marc Tarpenning."))
+    assert got == {("Tesla, Inc.", "founded", "2003-07"),
+                   ("Tesla, Inc.", "founded_by", "Martin Eberhard"),
+                   ("Tesla, Inc.", "founded_by", "Marc Tarpenning")}
+    got = triples(facts_of(nlp, "Titanic (1997 film)",
+                           "Titanic is a 1997 American epic romance film directed by James "
+                           "Cameron."))
+    assert got == {("Titanic", "directed_by", "James Cameron")}
+
+
+def test_population_and_quantities(nlp: CoreNLP) -> None:
+    facts = facts_of(nlp, "Elko, Nevada", "The population was 18,297 at the 2010 census.")
+    assert [(f.subject.name, f.relation, f.value, f.when) for f in facts] == [
+        ("Elko, Nevada", "population", 18297.0, "2010")]
+    got = triples(facts_of(nlp, "Inception",
+                           "The only other hit to receive a nomination was Inception which "
+                           "earned $292.5 million."))
+    assert ("Inception", "quantity", "2.925e+08 USD") in got
+    # "several hundred" is normalised to 100 by the library: no figure is written, no fact.
+    assert not facts_of(nlp, None, "Wang Ya and Guo Xingyu had several hundred soldiers with "
+                                   "them outside the gate.")
+
+
+def test_dated_event_is_the_verbs_own_date(nlp: CoreNLP) -> None:
+    got = triples(facts_of(nlp, "Stefan Langwieder",
+                           "On April 5, 2009, Langwieder was signed to a three-year extension "
+                           "by the Iserlohn Roosters."))
+    assert ("Stefan Langwieder", "event", "2009-04-05") in got
+    # A year inside a name ("the 2026 FIFA World Cup") dates nothing.
+    facts = facts_of(nlp, None, "In 2017, Gianni Infantino praised the bid for the 2026 FIFA "
+                                "World Cup in Zurich.")
+    assert all(f.year != 2026 for f in facts)
+    assert any(f.subject.name == "Gianni Infantino" and f.year == 2017 for f in facts)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Solvane Energy will open its second factory in 2027 in Skellefteå.",  # modal
+    "Solvane Energy plans to open a factory in 2027.",  # irrealis complement
+    "Elon Musk made no donations to the party in 2020.",  # negated object
+    "He was born in Chicago in 1950 to a family of teachers.",  # pronoun subject
+    "Anna Berg and Olof Lund were born in 1950 and 1952, respectively.",  # respectively
+])
+def test_no_fact(nlp: CoreNLP, sentence: str) -> None:
+    assert not facts_of(nlp, None, sentence), sentence
+
+
+def test_resolution(nlp: CoreNLP) -> None:
+    # A surname two people on the page share is nobody; a surname one person has is them.
+    shared = facts_of(nlp, None,
+                      "David Beckham and his son Brooklyn Beckham attended the gala in London.",
+                      "Beckham was signed by Real Madrid on 1 July 2003.")
+    assert not [f for f in shared if f.relation == "event"]
+    single = facts_of(nlp, None, "David Beckham attended the gala in London with Posh.",
+                      "Beckham was signed by Real Madrid on 1 July 2003.")
+    assert ("David Beckham", "event", "2003-07-01") in triples(single)
+    # The same full name with the same type is one entity across pages.
+    a = facts_of(nlp, "Titanic (1997 film)",
+                 "Titanic is a 1997 American epic romance film directed by James Cameron.")
+    b = facts_of(nlp, "James Cameron", "James Cameron (born August 16, 1954) is a Canadian "
+                                       "filmmaker.")
+    director = next(f.object for f in a if f.relation == "directed_by")
+    assert director is not None and director.id == b[0].subject.id
+    assert director.type == "PERSON" and a[0].subject.type != "PERSON"
+
+
+# -- the worker --------------------------------------------------------------------------
+def test_worker_bounds(nlp: CoreNLP) -> None:
+    results = list(nlp.annotate_many(["Paris is in France.", "x" * (MAX_CHARS + 1),
+                                      "Rome is in Italy."]))
+    assert isinstance(results[1], LanguageError) and "over the limit" in str(results[1])
+    assert [len(r.sentences) for r in (results[0], results[2])
+            if not isinstance(r, LanguageError)] == [1, 1]
+
+
+def test_worker_timeout_restarts() -> None:
+    with CoreNLP(threads=1, timeout=0.001) as worker:
+        with pytest.raises(LanguageError, match="took over"):
+            worker.annotate("Tesla was founded in 2003 by Martin Eberhard. " * 200)
+        assert worker.restarts == 1
+        worker.timeout = 120
+        assert worker.annotate("Rome is in Italy.").sentences  # the fresh worker reads
+
+
+# -- the stage in Neo4j ------------------------------------------------------------------
+PAGES = {
+    "Titanic (1997 film)": "Titanic is a 1997 American epic romance film directed by James "
+                           "Cameron. The film was released on December 19, 1997 in the "
+                           "United States.",
+    "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker. Cameron "
+                     "founded the production company Lightstorm Entertainment in 1990.",
+}
+FACT_SPANS = ("MATCH (v:DocumentVersion)-[:HAS_CLAIM]->(c:Claim)<-[:SUPPORTED_BY]-(f:Fact) "
+              "RETURN f.id AS id, substring(v.text, f.start, f.end - f.start) = f.evidence "
+              "AND c.start <= f.start AND f.end <= c.end AS ok")
+
+
+def ingest_pages(store: Store, tmp_path: Path, pages: dict[str, str]) -> None:
+    item = {"_id": "q1", "question": "Who directed Titanic?", "answer": "James Cameron",
+            "supporting_facts": [], "context": [[t, [x]] for t, x in pages.items()]}
+    path = tmp_path / "pages.json"
+    path.write_text(json.dumps([item]))
+    ingest(store, [path], fmt="hotpotqa")
+    extract_claims(store)
+
+
+def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    ingest_pages(store, tmp_path, PAGES)
+    report = extract_facts(store, nlp=nlp)
+    assert report.versions == 2 and report.failed_versions == 0 and report.facts >= 3
+    rows = store.read(FACT_SPANS)
+    assert rows and all(r["ok"] for r in rows)  # every evidence span is verbatim, in its claim
+    # The director of one page is the subject of the other: one node, two pages' facts.
+    [cam] = store.read("MATCH (e:NamedEntity {name: 'James Cameron'}) "
+                       "RETURN e.id AS id, COUNT { (e)<-[:SUBJECT|OBJECT]-(:Fact) } AS facts, "
+                       "COUNT { (e)-[:SUBJECT_OF]->(:Document) } AS pages")
+    assert cam["facts"] >= 2 and cam["pages"] == 1
+    shown = store.query("explore/entity_facts", entity="james cameron")
+    assert {r["relation"] for r in shown} >= {"directed_by", "born"}
+    # Idempotent: a second run reads nothing and changes nothing.
+    before = store.read("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
+    again = extract_facts(store, nlp=nlp)
+    assert again.versions == 0
+    assert store.read("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"] == before
+    # A new rules version re-reads every version and replaces (not duplicates) its facts.
+    monkeypatch.setattr(extract_mod, "RULES_VERSION", "test-next")
+    monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
+    third = extract_facts(store, nlp=nlp)
+    assert third.versions == 2 and third.extractor == offline_extractor_id()
+    assert store.read("MATCH (f:Fact) RETURN count(f) AS n, collect(DISTINCT f.extractor) "
+                      "AS ex")[0] == {"n": before, "ex": [third.extractor]}

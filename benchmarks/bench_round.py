@@ -31,7 +31,7 @@ from typing import Any
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from dwqa_graph.claims.entities import link_entities
+from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.claims.features import features
 from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM

@@ -209,7 +209,7 @@ def test_a_lead_lifespan_dates_a_birth_and_a_death_only() -> None:
 
 
 def test_aliases_and_causes() -> None:
-    from dwqa_graph.claims.entities import aliases
+    from dwqa_graph.rounds.entities import aliases
     from dwqa_graph.rounds.causes import split_cause
 
     assert aliases("Henry J. Kaiser") == ["Henry Kaiser"]

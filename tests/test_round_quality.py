@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dwqa_graph.claims.entities import link_entities
+from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest

@@ -86,7 +86,7 @@ def test_dicaprio_worked_example(store: Store) -> None:
 
 def test_entity_layer_links_claims_and_titles(store: Store) -> None:
     dicaprio(store)
-    from dwqa_graph.claims.entities import link_entities
+    from dwqa_graph.rounds.entities import link_entities
 
     assert link_entities(store) == 21
     assert link_entities(store) == 0  # idempotent: nothing left to link
@@ -121,7 +121,7 @@ def test_sampling_is_reproducible_and_seed_sensitive(store: Store) -> None:
 
 
 def load_graphs_linked(store: Store) -> list[SeedGraph]:
-    from dwqa_graph.claims.entities import link_entities
+    from dwqa_graph.rounds.entities import link_entities
 
     link_entities(store)
     return load_graphs(store, t=1)

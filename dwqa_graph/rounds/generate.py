@@ -196,7 +196,7 @@ class RuleGenerator:
             raise GenerationFailed("no_event_phrase", "two events read the same")
         # Meaningful: both events are about the entity that connects them (it is named in
         # each event), not two facts that merely mention the same place.
-        from dwqa_graph.claims.entities import norm
+        from dwqa_graph.rounds.entities import norm
 
         linked = sorted({norm(p.entity or "") for p in picks} | set.intersection(
             *(set(p.claim.mentions) for p in picks)))
@@ -423,7 +423,7 @@ def _parallel(events: list[str]) -> tuple[list[str], str, str] | None:
 
 
 def _subject_title(title: str | None) -> str | None:
-    from dwqa_graph.claims.entities import title_entity
+    from dwqa_graph.rounds.entities import title_entity
 
     return title_entity(title)
 

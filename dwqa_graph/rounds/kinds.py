@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from dwqa_graph.claims.entities import GENERIC, title_entity
+from dwqa_graph.rounds.entities import GENERIC, title_entity
 
 # Where a lead's noun phrase ends: a relative clause, a preposition, a participle.
 _END = (r"who|that|which|whose|where|from|in|of|based|known|best|for|with|currently|born|on|"

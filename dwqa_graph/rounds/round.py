@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.claims.entities import link_entities
+from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.errors import ConflictError, NotFoundError, RoundFrozenError, UsageError
 from dwqa_graph.graph.store import Guard, Store, WritePlan
 from dwqa_graph.llm import LLM, LLMStats

@@ -5,7 +5,7 @@ For seed graph i in round t the per-graph seed is r_i,t = H(round seed, graph id
 Claim and returns the claims grouped into buckets by document with their features; the
 random choices are made here with ``random.Random(r)`` because Cypher's ``rand()`` cannot be
 seeded. Sampling is *connected*: claims are combined only through an Entity they both
-MENTION (the entity layer, ``claims/entities.py``): a pattern with a connected candidate is
+MENTION (the entity layer, ``rounds/entities.py``): a pattern with a connected candidate is
 drawn, then an entity, then one claim per document through it. The candidate pools the
 collision statistics count (``cypher/rounds/pool_*.cypher``) are exactly these connected
 combinations.
@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from dwqa_graph.claims.entities import norm
+from dwqa_graph.rounds.entities import norm
 from dwqa_graph.rounds.causes import chained
 from dwqa_graph.rounds.kinds import comparable_pairs
 

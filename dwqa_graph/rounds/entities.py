@@ -1,4 +1,7 @@
-"""The entity layer: claims linked to normalised ``Entity`` nodes (``MENTIONS``).
+"""The rounds' entity layer: claims linked to normalised ``Entity`` nodes (``MENTIONS``),
+with the roles the current generator reads. It lives with rounds (not claims) because it is
+computed from the generator's own wording rules; claims import nothing from rounds. The
+resolved entities and typed facts of ``facts/`` are what replaces it.
 
 Entities come from the claim features (``features.find_entities``) and from the document's
 title when the title names a subject (HotpotQA paragraphs are titled by their subject; a

@@ -211,3 +211,61 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert third.versions == 2 and third.extractor == offline_extractor_id()
     assert store.read("MATCH (f:Fact) RETURN count(f) AS n, collect(DISTINCT f.extractor) "
                       "AS ex")[0] == {"n": before, "ex": [third.extractor]}
+
+
+# -- the LLM extractor ---------------------------------------------------------------------
+def llm_fact(sentence: int, subject: str, relation: str, evidence: str, **kw: object) -> dict:
+    return {"sentence": sentence, "subject": subject, "subject_type": kw.pop("stype", "MISC"),
+            "relation": relation, "evidence": evidence, **kw}
+
+
+def test_llm_extractor_checks_every_reply(store: Store, tmp_path: Path) -> None:
+    """A scripted model's facts are stored only where its words hold against the spans;
+    each kind of bad reply is a counted rejection, and the run completes."""
+    from dwqa_graph.llm import LLM
+
+    from .conftest import scripted_model
+
+    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PAGES["Titanic (1997 film)"]})
+    good = [
+        llm_fact(1, "Titanic", "directed_by", "film directed by James Cameron",
+                 object="James Cameron", object_type="PERSON"),
+        llm_fact(2, "Titanic", "released", "released on December 19, 1997",
+                 date="1997-12-19"),
+    ]
+    bad = [
+        llm_fact(1, "Titanic", "directed_by", "a film by James Cameron",  # not verbatim
+                 object="James Cameron", object_type="PERSON"),
+        llm_fact(1, "Avatar", "released", "1997 American epic", date="1997"),  # no such subject
+        llm_fact(2, "Titanic", "released", "released on December 19, 1997",
+                 date="2009-12-18"),  # the date is not in the evidence
+        llm_fact(1, "Titanic", "sank", "epic romance film"),  # not in the vocabulary
+        llm_fact(9, "Titanic", "released", "1997", date="1997"),  # no sentence 9
+        {"sentence": 1, "subject": "Titanic"},  # malformed
+    ]
+    reply = json.dumps({"facts": good + bad})
+    llm = LLM(scripted_model([reply]), cache_path=tmp_path / "llm.sqlite")
+    report = extract_facts(store, extractor="llm", llm=llm)
+    assert report.versions == 1 and report.facts == 2
+    assert report.rejected_by_reason == {
+        "date_not_in_evidence": 1, "evidence_not_verbatim": 1, "malformed": 1,
+        "subject_not_in_span": 1, "unknown_relation": 1, "unknown_sentence": 1}
+    rows = store.read(FACT_SPANS)
+    assert len(rows) == 2 and all(r["ok"] for r in rows)
+    [who] = store.read("MATCH (:Fact {relation: 'directed_by'})-[:OBJECT]->(e:NamedEntity) "
+                       "RETURN e.name AS name, e.type AS type")
+    assert who == {"name": "James Cameron", "type": "PERSON"}
+
+
+def test_llm_extractor_unusable_model_leaves_version_pending(store: Store,
+                                                             tmp_path: Path) -> None:
+    from dwqa_graph.llm import LLM
+
+    from .conftest import scripted_model
+
+    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PAGES["Titanic (1997 film)"]})
+    llm = LLM(scripted_model(["not json at all", "still not json"]),
+              cache_path=tmp_path / "llm.sqlite")
+    report = extract_facts(store, extractor="llm", llm=llm)
+    assert report.failed_versions == 1 and report.facts == 0
+    assert store.query("facts/count_pending", extractor=report.extractor) == [{"n": 1}]

@@ -41,4 +41,6 @@ def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurre
         f"{report.versions} versions: {report.facts} facts about {report.entities} entities "
         f"({', '.join(f'{k} {v}' for k, v in report.by_relation.items()) or 'none'}) in "
         f"{report.seconds:.1f}s, {report.tokens_per_s:,.0f} tokens/s"
-        + (f"; {report.failed_versions} versions unread" if report.failed_versions else "")))
+        + (f"; {report.failed_versions} versions unread" if report.failed_versions else "")
+        + (f"; model facts rejected: {report.rejected_by_reason}"
+           if report.rejected_by_reason else "")))

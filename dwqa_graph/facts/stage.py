@@ -41,6 +41,8 @@ class FactsReport(BaseModel):
     facts: int = 0
     entities: int = 0
     by_relation: dict[str, int] = {}
+    rejected_by_reason: dict[str, int] = Field({}, description="LLM extractor: model facts "
+                                               "that failed verification, by reason.")
     failed_versions: int = Field(0, description="Versions the library could not read "
                                  "(left pending; the reasons are in `problems`).")
     problems: list[str] = []
@@ -99,7 +101,7 @@ def read_version(nlp: CoreNLP, version: dict[str, Any], extractor: str,
     return facts, sum(len(s.tokens) for _, _, sents in parsed for s in sents)
 
 
-def _plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], family: str,
+def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], family: str,
           extractor: str) -> WritePlan:
     plan = WritePlan(WRITE_ORDER)
     plan.add("facts/clear", [{"id": v["id"], "family": family} for v in versions])
@@ -176,7 +178,7 @@ def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | No
                         continue
                     done.append(v)
                     report.tokens += tokens
-                store.write_plan(_plan(done, facts, "corenlp", key))
+                store.write_plan(facts_plan(done, facts, "corenlp", key))
                 for v in done:
                     found = facts[v["id"]]
                     report.facts += len(found)

@@ -31,11 +31,11 @@ from typing import Any
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.claims.features import features
 from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM
 from dwqa_graph.models import stable_id
+from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.rounds.generate import LLMGenerator, QACandidate, RuleGenerator
 from dwqa_graph.rounds.round import load_graphs, new_round
 from dwqa_graph.rounds.sampling import Sample, SampleConfig, graph_seed, sample

@@ -76,17 +76,30 @@ def _batches(claims: list[dict[str, Any]]) -> list[tuple[str, list[tuple[Claim, 
     return out
 
 
-def read_version(nlp: CoreNLP, version: dict[str, Any], extractor: str,
-                 ) -> tuple[list[Fact], int]:
-    """Facts of one version's claims and the number of tokens read (raises LanguageError
-    if the library cannot read it)."""
-    texts = _batches(version["claims"])
-    parsed: list[tuple[str, list[tuple[Claim, int]], list[Sentence]]] = []
-    for (text, placed), doc in zip(texts, nlp.annotate_many(t for t, _ in texts),
-                                   strict=True):
-        if isinstance(doc, LanguageError):
-            raise doc
-        parsed.append((text, placed, doc.sentences))
+def read_versions(nlp: CoreNLP, versions: list[dict[str, Any]], extractor: str,
+                  ) -> Iterator[tuple[dict[str, Any], list[Fact] | LanguageError, int]]:
+    """Each version with its facts (or the LanguageError that kept the library from reading
+    it) and the number of tokens read. The texts of all the versions are pipelined through
+    the worker's threads together: one version's text at a time would leave threads idle."""
+    texts = [(v, text, placed) for v in versions for text, placed in _batches(v["claims"])]
+    docs = nlp.annotate_many(text for _, text, _ in texts)
+    by_version: dict[str, list[tuple[str, list[tuple[Claim, int]], Any]]] = {}
+    for (v, text, placed), doc in zip(texts, docs, strict=True):
+        by_version.setdefault(v["id"], []).append((text, placed, doc))
+    for v in versions:
+        parts = by_version.get(v["id"], [])
+        error = next((d for _, _, d in parts if isinstance(d, LanguageError)), None)
+        if error is not None:
+            yield v, error, 0
+            continue
+        parsed = [(text, placed, doc.sentences) for text, placed, doc in parts]
+        yield v, _read(v, parsed, extractor), sum(len(s.tokens) for *_, ss in parsed
+                                                   for s in ss)
+
+
+def _read(version: dict[str, Any],
+          parsed: list[tuple[str, list[tuple[Claim, int]], list[Sentence]]],
+          extractor: str) -> list[Fact]:
     page = PageResolver(version.get("title"),
                         [(s, text) for text, _, sents in parsed for s in sents])
     facts: list[Fact] = []
@@ -98,7 +111,7 @@ def read_version(nlp: CoreNLP, version: dict[str, Any], extractor: str,
         for k, (claim, off) in enumerate(placed):
             claim = Claim(claim.id, version["id"], claim.start, claim.span)
             facts += read_facts(claim, per_claim.get(k, []), off, text, page, extractor)
-    return facts, sum(len(s.tokens) for _, _, sents in parsed for s in sents)
+    return facts
 
 
 def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], family: str,
@@ -169,13 +182,13 @@ def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | No
         with progress(f"facts ({key})", total["n"]) as advance:
             for page in pending(store, key):
                 done, facts = [], {}
-                for v in page:
-                    try:
-                        facts[v["id"]], tokens = read_version(nlp, v, key)
-                    except LanguageError as exc:
+                for v, found, tokens in read_versions(nlp, page, key):
+                    if isinstance(found, LanguageError):
                         report.failed_versions += 1
-                        report.problems.append(f"version {v['id']} ({v.get('title')}): {exc}")
+                        report.problems.append(f"version {v['id']} ({v.get('title')}): "
+                                               f"{found}")
                         continue
+                    facts[v["id"]] = found
                     done.append(v)
                     report.tokens += tokens
                 store.write_plan(facts_plan(done, facts, "corenlp", key))

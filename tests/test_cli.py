@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from dwqa_graph.cli.main import main
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import ServerError
-from dwqa_graph.graph import server
+from dwqa_graph.graph import queries, server
 from dwqa_graph.graph.store import Store
 
 from .conftest import DATA
@@ -182,12 +182,11 @@ def test_browser_url_prefills_the_connection() -> None:
     assert "NEO4J_PASSWORD" in remote.browser_login
 
 
-@pytest.mark.parametrize("name", ["evidence_chain", "missing_sources", "seed_graphs",
-                                  "shared_documents", "uncited_sources"])
+@pytest.mark.parametrize("name", [n.removeprefix("explore/")
+                                  for n in queries.available(under="explore")])
 def test_explore_queries_run_as_pasted(name: str) -> None:
     """Every $parameter an exploration query uses gets a default from a :param line before
     the statement, so pasting the file into Neo4j Browser never asks for one."""
-    from dwqa_graph.graph import queries
 
     text = queries.load_file(f"explore/{name}")
     defaults, cypher = queries.browser_script(text)

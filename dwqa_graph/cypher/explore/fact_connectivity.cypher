@@ -1,0 +1,26 @@
+// Per seed graph: how many typed facts its documents hold, and how many of them meet another
+// fact through a shared (non-generic) entity, within one document or across two. The second
+// is what multi-hop questions are built from. Parameter: $dataset (null for every dataset).
+// Pasted into Neo4j Browser as a whole, the :param line sets the default first; edit the
+// value after => to choose. `dwqa query fact_connectivity --param dataset=...` overrides it.
+:param dataset => null;
+MATCH (q:Query)
+WHERE $dataset IS NULL OR q.dataset = $dataset
+CALL (q) {
+  MATCH (q)-[:RETRIEVE]->(d:Document)-[:HAS_VERSION]->(:DocumentVersion)-[:HAS_CLAIM]->(:Claim)
+        <-[:SUPPORTED_BY]-(f:Fact)
+  RETURN collect(DISTINCT {fact: f, doc: d.id}) AS facts
+}
+CALL (facts) {
+  UNWIND facts AS a
+  WITH a, facts
+  MATCH (a.fact)-[:SUBJECT|OBJECT]->(e:NamedEntity)<-[:SUBJECT|OBJECT]-(g:Fact)
+  WHERE NOT e.generic AND g <> a.fact
+    AND any(b IN facts WHERE b.fact = g)
+  WITH a, [b IN facts WHERE b.fact = g | b.doc][0] AS other_doc
+  RETURN count(DISTINCT a.fact) AS connected,
+         count(DISTINCT CASE WHEN other_doc <> a.doc THEN a.fact END) AS across_documents
+}
+RETURN q.id AS query_id, q.dataset AS dataset, left(q.text, 80) AS question,
+       size(facts) AS facts, connected, across_documents
+ORDER BY facts DESC

@@ -209,8 +209,8 @@ def test_a_lead_lifespan_dates_a_birth_and_a_death_only() -> None:
 
 
 def test_aliases_and_causes() -> None:
-    from dwqa_graph.rounds.entities import aliases
     from dwqa_graph.rounds.causes import split_cause
+    from dwqa_graph.rounds.entities import aliases
 
     assert aliases("Henry J. Kaiser") == ["Henry Kaiser"]
     assert aliases("Solvane Energy") == ["Solvane"]

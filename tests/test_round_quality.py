@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.llm import LLM
 from dwqa_graph.report.data import gather
 from dwqa_graph.report.render import render_report
+from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.rounds.generate import LLMGenerator, QACandidate, RuleGenerator
 from dwqa_graph.rounds.round import export_rows, load_graphs, new_round, show_round
 from dwqa_graph.rounds.sampling import Sample, SampleConfig, graph_seed, sample

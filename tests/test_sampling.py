@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from dwqa_graph.rounds.entities import norm
 from dwqa_graph.rounds.causes import chain_roles
+from dwqa_graph.rounds.entities import norm
 from dwqa_graph.rounds.lists import listed, members
 from dwqa_graph.rounds.sampling import Bucket, ClaimRef, SampleConfig, applicable, choose_claims
 

@@ -25,12 +25,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.errors import ConflictError, NotFoundError, RoundFrozenError, UsageError
 from dwqa_graph.graph.store import Guard, Store, WritePlan
 from dwqa_graph.llm import LLM, LLMStats
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
+from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.sampling import (
     Sample,

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from dwqa_graph.rounds.entities import norm
 from dwqa_graph.rounds.causes import chained
+from dwqa_graph.rounds.entities import norm
 from dwqa_graph.rounds.kinds import comparable_pairs
 
 Pattern = Literal["temporal", "comparison", "causal", "conjunction"]

@@ -12,6 +12,7 @@
 //   root) and mentions [tokenBegin, tokenEnd, ner, normalizedNER or timex value].
 //
 // Run: java -cp <classpath> DwqaCoreNLP.java --threads 2 --annotators tokenize,ssplit,...
+//      [--prop key=value ...]   (the pipeline's properties: dwqa_graph/language/corenlp.py)
 
 import edu.stanford.nlp.ling.CoreAnnotations;
 import edu.stanford.nlp.ling.CoreLabel;
@@ -43,22 +44,19 @@ public class DwqaCoreNLP {
 
     public static void main(String[] args) throws Exception {
         int threads = 2;
-        String annotators = "tokenize,ssplit,pos,lemma,ner,depparse";
+        Properties props = new Properties();
+        props.setProperty("annotators", "tokenize,ssplit,pos,lemma,ner,depparse");
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (args[i].equals("--threads")) threads = Integer.parseInt(args[i + 1]);
-            else if (args[i].equals("--annotators")) annotators = args[i + 1];
+            else if (args[i].equals("--annotators")) props.setProperty("annotators", args[i + 1]);
+            else if (args[i].equals("--prop")) {  // key=value, set by the Python side
+                int eq = args[i + 1].indexOf('=');
+                props.setProperty(args[i + 1].substring(0, eq), args[i + 1].substring(eq + 1));
+            }
         }
         // Everything CoreNLP logs goes to stderr; stdout carries only the protocol.
         out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        Properties props = new Properties();
-        props.setProperty("annotators", annotators);
-        props.setProperty("ner.applyFineGrained", "true");
-        props.setProperty("ner.buildEntityMentions", "true");
-        // Fine-grained NER adds job titles, nationalities, countries; KBP-style extras are off.
-        props.setProperty("ner.useSUTime", "true");
-        props.setProperty("ssplit.newlineIsSentenceBreak", "two");
-        props.setProperty("depparse.extradependencies", "MAXIMAL");
         StanfordCoreNLP pipeline = new StanfordCoreNLP(props);
         pipeline.process("Warm up on 1 January 2000 in Paris.");
         synchronized (out) { out.print("ready\n"); out.flush(); }

@@ -170,6 +170,8 @@ PAGES = {
                            "United States.",
     "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker. Cameron "
                      "founded the production company Lightstorm Entertainment in 1990.",
+    # A page whose fact meets no other: the control for the connectivity counts.
+    "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.",
 }
 FACT_SPANS = ("MATCH (v:DocumentVersion)-[:HAS_CLAIM]->(c:Claim)<-[:SUPPORTED_BY]-(f:Fact) "
               "RETURN f.id AS id, substring(v.text, f.start, f.end - f.start) = f.evidence "
@@ -189,7 +191,7 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     ingest_pages(store, tmp_path, PAGES)
     report = extract_facts(store, nlp=nlp)
-    assert report.versions == 2 and report.failed_versions == 0 and report.facts >= 3
+    assert report.versions == 3 and report.failed_versions == 0 and report.facts >= 4
     rows = store.read(FACT_SPANS)
     assert rows and all(r["ok"] for r in rows)  # every evidence span is verbatim, in its claim
     # The director of one page is the subject of the other: one node, two pages' facts.
@@ -199,6 +201,11 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert cam["facts"] >= 2 and cam["pages"] == 1
     shown = store.query("explore/entity_facts", entity="james cameron")
     assert {r["relation"] for r in shown} >= {"directed_by", "born"}
+    # The seed graph's facts meet through James Cameron across two documents; Ridley
+    # Scott's birth date meets nothing.
+    [graph] = store.query("explore/fact_connectivity", dataset=None)
+    assert graph["facts"] == report.facts
+    assert 2 <= graph["across_documents"] <= graph["connected"] == graph["facts"] - 1
     # Idempotent: a second run reads nothing and changes nothing.
     before = store.read("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
     again = extract_facts(store, nlp=nlp)
@@ -208,7 +215,7 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     monkeypatch.setattr(extract_mod, "RULES_VERSION", "test-next")
     monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
     third = extract_facts(store, nlp=nlp)
-    assert third.versions == 2 and third.extractor == offline_extractor_id()
+    assert third.versions == 3 and third.extractor == offline_extractor_id()
     assert store.read("MATCH (f:Fact) RETURN count(f) AS n, collect(DISTINCT f.extractor) "
                       "AS ex")[0] == {"n": before, "ex": [third.extractor]}
 

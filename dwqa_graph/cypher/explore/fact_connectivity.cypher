@@ -13,13 +13,14 @@ CALL (q) {
 }
 CALL (facts) {
   UNWIND facts AS a
-  WITH a, facts
-  MATCH (a.fact)-[:SUBJECT|OBJECT]->(e:NamedEntity)<-[:SUBJECT|OBJECT]-(g:Fact)
-  WHERE NOT e.generic AND g <> a.fact
-    AND any(b IN facts WHERE b.fact = g)
-  WITH a, [b IN facts WHERE b.fact = g | b.doc][0] AS other_doc
-  RETURN count(DISTINCT a.fact) AS connected,
-         count(DISTINCT CASE WHEN other_doc <> a.doc THEN a.fact END) AS across_documents
+  WITH a.fact AS f, a.doc AS doc, facts
+  MATCH (f)-[:SUBJECT|OBJECT]->(e:NamedEntity)<-[:SUBJECT|OBJECT]-(g:Fact)
+  WHERE NOT coalesce(e.generic, false) AND g <> f
+  WITH f, doc, [b IN facts WHERE b.fact = g | b.doc] AS other_docs
+  WHERE size(other_docs) > 0
+  RETURN count(DISTINCT f) AS connected,
+         count(DISTINCT CASE WHEN any(o IN other_docs WHERE o <> doc) THEN f END)
+           AS across_documents
 }
 RETURN q.id AS query_id, q.dataset AS dataset, left(q.text, 80) AS question,
        size(facts) AS facts, connected, across_documents

@@ -14,7 +14,7 @@ import pytest
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.errors import LanguageError
 from dwqa_graph.facts import extract as extract_mod
-from dwqa_graph.facts.extract import Claim, read_facts
+from dwqa_graph.facts.extract import Passage, read_facts
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver, page_subject
 from dwqa_graph.facts.stage import extract_facts, offline_extractor_id
@@ -25,17 +25,12 @@ from dwqa_graph.language.values import date_value, quantity_value
 
 
 def facts_of(nlp: CoreNLP, title: str | None, *sentences: str) -> list[Fact]:
-    """Facts of a page made of ``sentences`` (each one claim), read as the stage reads them."""
-    text = "\n\n".join(sentences)
+    """Facts of a page made of ``sentences`` (one paragraph each), read as the stage reads
+    them: one passage, the library's own sentence splitting."""
+    text = "\n".join(sentences)
     doc = nlp.annotate(text)
     page = PageResolver(title, [(s, text) for s in doc.sentences])
-    out: list[Fact] = []
-    offset = 0
-    for k, sentence in enumerate(sentences):
-        sents = [s for s in doc.sentences if offset <= s.start < offset + len(sentence)]
-        out += read_facts(Claim(f"c{k}", "v", offset, sentence), sents, offset, text, page, "t")
-        offset += len(sentence) + 2
-    return out
+    return read_facts(Passage("v", 0, text), doc.sentences, page, "t")
 
 
 def triples(facts: list[Fact]) -> set[tuple[str, str, str]]:
@@ -126,6 +121,33 @@ def test_no_fact(nlp: CoreNLP, sentence: str) -> None:
     assert not facts_of(nlp, None, sentence), sentence
 
 
+def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
+    """"He", "It" and "The film" as a verb's subject are the page's subject."""
+    person = triples(facts_of(nlp, "Scott Derrickson",
+                              "Scott Derrickson is an American director.",
+                              "He was born on July 16, 1966 in Denver, Colorado."))
+    assert ("Scott Derrickson", "born", "1966-07-16") in person
+    film = triples(facts_of(nlp, "Titanic (1997 film)",
+                            "Titanic is a 1997 American epic romance film directed by James "
+                            "Cameron.",
+                            "The film was released on December 19, 1997.",
+                            "It premiered at the Tokyo International Film Festival on "
+                            "November 1, 1997."))
+    assert {("Titanic", "released", "1997-12-19"), ("Titanic", "released", "1997-11-01")} \
+        <= film
+    # Negative twins: another person named before the pronoun; a noun that is not the lead's
+    # ("The ship" on the film's page); a pronoun of the wrong kind for the page ("It" on a
+    # person's page, "He" on a film's); an expletive "It".
+    assert not facts_of(nlp, "Blake Lively", "Blake Lively is an American actress.",
+                        "Penn Badgley said that he married in 2012.")[1:]
+    others = facts_of(nlp, "Titanic (1997 film)", "Titanic is a 1997 American film.",
+                      "The ship sank on April 15, 1912.", "He was born on May 5, 1960.",
+                      "It was reported in 2010 that Cameron would return.")
+    assert not [f for f in others if f.subject.name == "Titanic"], triples(others)
+    assert not facts_of(nlp, "Scott Derrickson", "Scott Derrickson is an American director.",
+                        "It was released on July 4, 2008.")
+
+
 def test_resolution(nlp: CoreNLP) -> None:
     # A surname two people on the page share is nobody; a surname one person has is them.
     shared = facts_of(nlp, None,
@@ -173,9 +195,14 @@ PAGES = {
     # A page whose fact meets no other: the control for the connectivity counts.
     "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.",
 }
-FACT_SPANS = ("MATCH (v:DocumentVersion)-[:HAS_CLAIM]->(c:Claim)<-[:SUPPORTED_BY]-(f:Fact) "
-              "RETURN f.id AS id, substring(v.text, f.start, f.end - f.start) = f.evidence "
-              "AND c.start <= f.start AND f.end <= c.end AS ok")
+# Every fact's evidence is verbatim in the version it was read from, and inside its claim's
+# span where it has a claim.
+FACT_SPANS = ("MATCH (v:DocumentVersion)<-[:READ_FROM]-(f:Fact) "
+              "OPTIONAL MATCH (f)-[:SUPPORTED_BY]->(c:Claim) "
+              "RETURN f.id AS id, f.claim_id IS NOT NULL AS claimed, "
+              "substring(v.text, f.start, f.end - f.start) = f.evidence "
+              "AND (c IS NULL OR (c.start <= f.start AND f.end <= c.end)) "
+              "AND (c IS NULL) = (f.claim_id IS NULL) AS ok")
 
 
 def ingest_pages(store: Store, tmp_path: Path, pages: dict[str, str]) -> None:
@@ -275,4 +302,47 @@ def test_llm_extractor_unusable_model_leaves_version_pending(store: Store,
               cache_path=tmp_path / "llm.sqlite")
     report = extract_facts(store, extractor="llm", llm=llm)
     assert report.failed_versions == 1 and report.facts == 0
-    assert store.query("facts/count_pending", extractor=report.extractor) == [{"n": 1}]
+    assert store.query("facts/count_pending", extractor=report.extractor,
+                       claims_only=True) == [{"n": 1}]
+
+
+# -- the LLM extractor replayed: a capable stand-in model's replies to recorded prompts -----
+def test_llm_extractor_replays_a_capable_models_facts(store: Store, nlp: CoreNLP,
+                                                      tmp_path: Path) -> None:
+    """tests/data/llm_facts_replay.json: four held-out items (two odd HotpotQA dev-more
+    items, the leads of two FreshQA full pages), the prompts prompts/facts.md sent for them
+    and the replies a capable model wrote, served by prompt hash. The extractor must send
+    exactly the recorded prompts, keep the facts whose words hold against their spans, and
+    write them with the same provenance as the offline extractor's."""
+    from dwqa_graph.llm import LLM, OpenAICompatChat
+
+    from .conftest import DATA
+    from .replay_llm import prompt_hash, replay
+
+    fixture = json.loads((DATA / "llm_facts_replay.json").read_text())
+    for key, prompt in fixture["prompts"].items():
+        assert prompt_hash([{"role": "user", "content": prompt}]) == key
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(fixture["items"]))
+    ingest(store, [path], fmt="hotpotqa")
+    extract_claims(store)
+    with replay(fixture["replies"]) as srv:
+        llm = LLM(OpenAICompatChat(base_url=srv.url, model="replay"),
+                  cache_path=tmp_path / "llm.sqlite")
+        report = extract_facts(store, extractor="llm", llm=llm)
+        assert srv.missing == {}, "a prompt changed: re-record tests/data/llm_facts_replay.json"
+    replied = sum(len(json.loads(r)["facts"]) for r in fixture["replies"].values())
+    # An honest capable model's facts mostly survive verification; what does not is
+    # counted by reason, never silently dropped.
+    assert report.facts + sum(report.rejected_by_reason.values()) >= replied * 0.9
+    assert report.facts >= 0.8 * replied, report.rejected_by_reason
+    rows = store.read(FACT_SPANS)
+    assert len(rows) == report.facts and all(r["ok"] for r in rows)
+    # Both extractors' facts live side by side (families), and the pages' people and
+    # works resolve to the same entity nodes whichever extractor named them.
+    offline = extract_facts(store, nlp=nlp)
+    assert offline.facts > 0
+    shared = store.read("MATCH (e:NamedEntity)<-[:SUBJECT]-(f:Fact) "
+                        "WITH e, collect(DISTINCT f.family) AS families "
+                        "WHERE size(families) = 2 RETURN count(e) AS n")[0]["n"]
+    assert shared >= 2

@@ -5,7 +5,8 @@ The library parses; this module only maps its analysis onto the relation vocabul
 - its **subject** is the entity of its ``nsubj``/``nsubj:pass`` dependent (or, for a
   participle modifying a noun — "a film directed by X", "Lively (born 1987)" — of that noun,
   or of the noun's copular subject); a subject that is not a resolved named entity (a
-  pronoun, a common noun, an unresolved surname) gives no fact;
+  common noun, an unresolved surname, a pronoun other than the page subject's "He"/"It" —
+  ``resolve.py``) gives no fact;
 - its **date** is the one DATE mention attached to the verb itself by ``obl:in``, ``obl:on``
   or ``obl:tmod`` (so "the 2026 World Cup" inside a sentence about 2017 dates nothing), and
   only a calendar date (year, month or day) counts; two dates on one verb give none;
@@ -27,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -55,28 +56,26 @@ _LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", 
 
 
 @dataclass
-class Claim:
-    """What the extractor needs of a claim: its id, version and where its span is."""
+class Passage:
+    """A stretch of a version's text sent to the library in one request."""
 
-    id: str
     version_id: str
-    start: int  # offset of the span in the version text
-    span: str
+    start: int  # offset of the passage in the version text
+    text: str
 
 
-def read_facts(claim: Claim, sentences: list[Sentence], offset: int, batch_text: str,
-               page: PageResolver, extractor: str) -> list[Fact]:
-    """Facts of one claim whose span was annotated at ``offset`` of ``batch_text``."""
+def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
+               extractor: str) -> list[Fact]:
+    """Facts of the parsed sentences of one passage (sentence offsets are the passage's);
+    each fact's evidence is its whole sentence. ``claim_id`` is left for the stage to set."""
     out: dict[str, Fact] = {}
     for sent in sentences:
         if any(t.lemma.lower() == "respectively" for t in sent.tokens):
             continue
-        spans = page.spans(sent, batch_text)
+        spans = page.spans(sent, passage.text)
         for f in _sentence_facts(sent, spans, page):
-            start = claim.start + (sent.start - offset)
-            end = claim.start + (sent.end - offset)
-            evidence = claim.span[sent.start - offset:sent.end - offset]
-            fact = _fact(f, claim, start, end, evidence, extractor)
+            fact = _fact(f, passage.version_id, passage.start + sent.start,
+                         passage.text[sent.start:sent.end], extractor)
             out.setdefault(fact.id, fact)
     return list(out.values())
 
@@ -98,19 +97,18 @@ def _ref(s: Span) -> EntityRef:
     return entity_ref(s.name, s.type, s.generic)
 
 
-def _fact(r: _Read, claim: Claim, start: int, end: int, evidence: str,
-          extractor: str) -> Fact:
+def _fact(r: _Read, version_id: str, start: int, evidence: str, extractor: str) -> Fact:
     subject = _ref(r.subject)
     obj = _ref(r.obj) if r.obj else None
     kind = "entity" if obj else "date" if r.date else "quantity"
     key = (obj.id if obj else r.date.iso if r.date else f"{r.value}:{r.unit}")
     return Fact(
-        id=stable_id("fact", claim.id, r.relation, r.verb, subject.id, key, extractor),
+        id=stable_id("fact", version_id, start, r.relation, r.verb, subject.id, key, extractor),
         relation=r.relation, verb=r.verb, subject=subject, object_kind=kind, object=obj,
         date=r.date.iso if r.date else None, year=r.date.year if r.date else None,
         precision=r.date.precision if r.date else None, value=r.value, unit=r.unit,
-        approximate=r.approximate, when=r.when.iso if r.when else None, claim_id=claim.id,
-        version_id=claim.version_id, start=start, end=end, evidence=evidence,
+        approximate=r.approximate, when=r.when.iso if r.when else None,
+        version_id=version_id, start=start, end=start + len(evidence), evidence=evidence,
         extractor=extractor)
 
 
@@ -241,7 +239,8 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                 if o.type == "ORG" and o != subj:
                     yield _Read("founded_by", lemma, o, obj=subj, when=date)
         return
-    if lemma in _RELEASE and passive:
+    # "was released", and the intransitive "premiered" ("It premiered at Cannes on ...").
+    if lemma in _RELEASE and (passive or (lemma == "premiere" and not objects)):
         if date:
             yield _Read("released", lemma, subj, date=date)
         return

@@ -157,7 +157,7 @@ def extract_facts_llm(store: Store, llm: LLM) -> Any:
     started = time.perf_counter()
 
     async def run() -> None:
-        for page in pending(store, key, page=20):
+        for page in pending(store, key, page=20, claims_only=True):
             results = await asyncio.gather(*(read_version_llm(llm, v, key, rejected)
                                              for v in page))
             done = [v for v, r in zip(page, results, strict=True) if r is not None]

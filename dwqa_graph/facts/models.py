@@ -1,8 +1,9 @@
 """What the facts stage stores: resolved entities and typed facts with their evidence.
 
 A fact is (subject entity, relation, object) where the object is an entity, a calendar date
-with its precision, or a quantity with its unit; it is supported by one claim's verbatim
-span (``start``/``end`` are offsets in the DocumentVersion text, inside that claim's span).
+with its precision, or a quantity with its unit; its evidence is one sentence of a
+DocumentVersion (``start``/``end``: offsets in the version text), and the claim whose span
+holds that sentence, when the claims stage kept it.
 """
 
 from __future__ import annotations
@@ -72,10 +73,11 @@ class Fact(_Model):
     approximate: bool = False
     when: str | None = Field(None, description="A date stated for an entity or quantity fact "
                              "('won the award in 2016', 'population in 2010').")
-    claim_id: str
+    claim_id: str | None = Field(None, description="The claim whose span holds the evidence "
+                                 "(None: a sentence the claims stage left out, e.g. one "
+                                 "opening with a pronoun the page's subject resolves).")
     version_id: str
-    start: int = Field(description="Evidence span in the DocumentVersion text (inside the "
-                       "claim's span).")
+    start: int = Field(description="Evidence span in the DocumentVersion text.")
     end: int
     evidence: str = Field(description="The evidence span's text, verbatim.")
     extractor: str = Field(description="corenlp-4.5.7/facts-N or llm:<model>/facts-N")

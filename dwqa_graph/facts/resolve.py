@@ -12,6 +12,11 @@ A separate step from extraction (as in neo4j-graphrag's and graphrag-toolkit's K
 - **Across documents**, the same canonical name with the same coarse type is one entity (the
   key is a hash of both), so "Titanic" the ship (untagged) never meets "Titanic" the film,
   and father and son "Beckham" only meet under their full names.
+- **The page's subject in subject position**: on a page about a person, "He" / "She" as a
+  verb's subject is the page's subject; on a page about a work, organisation or place,
+  "It" and the lead's own noun ("The film", "The company": "Titanic is a 1997 film") are —
+  unless another named entity the pronoun could stand for comes before it in the sentence.
+  (Statistical coreference was measured: 260 tokens/s here and it missed "Lively"/"She".)
 - **Generic** entities (countries and states used as attributes) are kept as objects of
   place facts but flagged: sampling never connects facts through them. Nationalities, job
   titles, religions and ideologies are not entities at all.
@@ -111,6 +116,9 @@ class PageResolver:
         # says it is a thing ("Rooster Cogburn is a 1975 film": the tagger reads a name).
         self.subject_type: EntityType = max(votes, key=lambda k: votes[k]) if votes else "MISC"
         lead = self._lead_noun(sentences[0][0]) if sentences else None
+        #: The noun the lead says the subject is ("film"): "The film" stands for it.
+        self.lead_lemma = lead.lemma.lower() if lead is not None and lead.ner != "TITLE" \
+            else None
         if lead is not None:
             if lead.ner == "TITLE":  # "is an American actress": a person
                 self.subject_type = "PERSON"
@@ -182,6 +190,41 @@ class PageResolver:
                     continue
                 out.append(Span(m.first, m.last, resolved, t, m.ner in GENERIC_TAGS, False))
             taken.update(range(m.first, m.last + 1))
+        out += self._subject_references(sent, out, taken)
+        return out
+
+    def _subject_references(self, sent: Sentence, spans: list[Span], taken: set[int],
+                            ) -> list[Span]:
+        """"He"/"She"/"It"/"The film" as a verb's subject standing for the page's subject
+        (the rule in the module docstring)."""
+        if not self.subject:
+            return []
+        person = self.subject_type == "PERSON"
+        out: list[Span] = []
+        for tok in sent.tokens:
+            i = tok.i
+            if i in taken or not any(rel in ("nsubj", "nsubj:pass")
+                                     for rel, _ in sent.heads(i)):
+                continue
+            word = tok.word.lower()
+            if (word in ("he", "she")) if person else (word == "it" and tok.pos == "PRP"):
+                # "It was reported that ...", "It is said to ...": an expletive, whatever the
+                # parser calls it.
+                if word == "it" and any(sent.deps(g, "ccomp", "csubj", "xcomp")
+                                        for rel, g in sent.heads(i) if g):
+                    continue
+                first = i
+            elif not person and self.lead_lemma and tok.lemma.lower() == self.lead_lemma \
+                    and tok.pos.startswith("NN") and not sent.deps(i, "amod", "compound") \
+                    and [sent.token(d).lemma.lower() for d in sent.deps(i, "det")] == ["the"]:
+                first = min(sent.deps(i, "det"))
+            else:
+                continue
+            # Another named entity before it could be what it stands for: leave it.
+            if any(s.last < first and not s.generic and not s.is_subject
+                   and (s.type == "PERSON") == person for s in spans):
+                continue
+            out.append(Span(first, i, self.subject, self.subject_type, False, True))
         return out
 
     def subject_span(self) -> Span | None:

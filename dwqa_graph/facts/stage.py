@@ -1,11 +1,14 @@
-"""Stage 4 — facts: typed facts and resolved entities for every version's claims.
+"""Stage 4 — facts: typed facts and resolved entities for every DocumentVersion.
 
-For each DocumentVersion with claims, its claims' verbatim spans are parsed together (one
-request per version, so the page's names resolve against each other), entities are
-resolved (``resolve.py``), facts read (``extract.py`` offline, ``llm.py`` with ``--llm``),
-and the version's facts are written in one transaction together with the mark that says
-which extractor read them: a killed run leaves no half-written version, and a re-run skips
-what is done. A new rules version (``extract.RULES_VERSION``) replaces the older facts.
+Offline, the library reads each version's text itself (its own sentence splitting, not the
+claims stage's): the first ``MAX_VERSION_CHARS`` characters, whole paragraphs, in passages
+of at most ``MAX_CHARS`` pipelined through the worker's threads. The passages of one version
+resolve their names against each other (``resolve.py``), facts are read (``extract.py``)
+and linked to the claim whose span holds their sentence where the claims stage kept it.
+With ``--extractor llm`` the model reads the version's claims instead (``llm.py``).
+A version's facts are written in one transaction together with the mark that says which
+extractor read them: a killed run leaves no half-written version, and a re-run skips what
+is done. A new rules version (``extract.RULES_VERSION``) replaces the older facts.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from dwqa_graph._progress import progress
 from dwqa_graph.errors import LanguageError, UsageError
-from dwqa_graph.facts.extract import RULES_VERSION, Claim, read_facts
+from dwqa_graph.facts.extract import RULES_VERSION, Passage, read_facts
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver, norm_name, page_subject
 from dwqa_graph.graph.store import Store, WritePlan
@@ -30,8 +33,9 @@ from dwqa_graph.language.doc import Sentence
 EXTRACTORS = ("corenlp", "llm")
 WRITE_ORDER = ("facts/clear", "facts/entities", "facts/write", "facts/page_subjects",
                "facts/mark")
-#: Claims joined into one text per request; a blank line keeps them separate sentences.
-_SEP = "\n\n"
+#: Characters of a version the offline extractor reads: a full page's lead and first
+#: sections, where its facts about its subject are (and the throughput budget: ~10k tokens).
+MAX_VERSION_CHARS = 40_000
 
 
 class FactsReport(BaseModel):
@@ -55,62 +59,57 @@ def offline_extractor_id() -> str:
     return f"{VERSION}/facts-{RULES_VERSION}"
 
 
-def _batches(claims: list[dict[str, Any]]) -> list[tuple[str, list[tuple[Claim, int]]]]:
-    """The version's claim spans as texts of at most MAX_CHARS, each with (claim, offset)."""
-    out: list[tuple[str, list[tuple[Claim, int]]]] = []
-    parts: list[str] = []
-    placed: list[tuple[Claim, int]] = []
-    size = 0
-    for c in claims:
-        span = c["span"] or ""
-        if not span.strip() or len(span) > MAX_CHARS:
-            continue
-        if size + len(span) + len(_SEP) > MAX_CHARS and parts:
-            out.append((_SEP.join(parts), placed))
-            parts, placed, size = [], [], 0
-        placed.append((Claim(c["id"], "", c["start"], span), size))
-        parts.append(span)
-        size += len(span) + len(_SEP)
-    if parts:
-        out.append((_SEP.join(parts), placed))
+def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list[Passage]:
+    """The version's text up to ``limit`` in passages of whole paragraphs of at most
+    ``MAX_CHARS`` (a longer paragraph is cut at a space)."""
+    out: list[Passage] = []
+    start, end = 0, min(len(text), limit)
+    while start < end:
+        stop = min(end, start + MAX_CHARS)
+        if stop < end:
+            cut = text.rfind("\n", start, stop)
+            if cut <= start:
+                cut = text.rfind(" ", start, stop)
+            stop = cut if cut > start else stop
+        if text[start:stop].strip():
+            out.append(Passage(version_id, start, text[start:stop]))
+        start = stop
     return out
 
 
 def read_versions(nlp: CoreNLP, versions: list[dict[str, Any]], extractor: str,
                   ) -> Iterator[tuple[dict[str, Any], list[Fact] | LanguageError, int]]:
     """Each version with its facts (or the LanguageError that kept the library from reading
-    it) and the number of tokens read. The texts of all the versions are pipelined through
-    the worker's threads together: one version's text at a time would leave threads idle."""
-    texts = [(v, text, placed) for v in versions for text, placed in _batches(v["claims"])]
-    docs = nlp.annotate_many(text for _, text, _ in texts)
-    by_version: dict[str, list[tuple[str, list[tuple[Claim, int]], Any]]] = {}
-    for (v, text, placed), doc in zip(texts, docs, strict=True):
-        by_version.setdefault(v["id"], []).append((text, placed, doc))
+    it) and the number of tokens read. The passages of all the versions are pipelined
+    through the worker's threads together: one at a time would leave threads idle."""
+    parts = [(v, p) for v in versions for p in passages(v["id"], v["text"] or "")]
+    docs = nlp.annotate_many(p.text for _, p in parts)
+    by_version: dict[str, list[tuple[Passage, Any]]] = {}
+    for (v, p), doc in zip(parts, docs, strict=True):
+        by_version.setdefault(v["id"], []).append((p, doc))
     for v in versions:
-        parts = by_version.get(v["id"], [])
-        error = next((d for _, _, d in parts if isinstance(d, LanguageError)), None)
+        read = by_version.get(v["id"], [])
+        error = next((d for _, d in read if isinstance(d, LanguageError)), None)
         if error is not None:
             yield v, error, 0
             continue
-        parsed = [(text, placed, doc.sentences) for text, placed, doc in parts]
-        yield v, _read(v, parsed, extractor), sum(len(s.tokens) for *_, ss in parsed
+        parsed = [(p, doc.sentences) for p, doc in read]
+        yield v, _read(v, parsed, extractor), sum(len(s.tokens) for _, ss in parsed
                                                    for s in ss)
 
 
-def _read(version: dict[str, Any],
-          parsed: list[tuple[str, list[tuple[Claim, int]], list[Sentence]]],
+def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
           extractor: str) -> list[Fact]:
-    page = PageResolver(version.get("title"),
-                        [(s, text) for text, _, sents in parsed for s in sents])
+    page = PageResolver(version.get("title"), [(s, p.text) for p, ss in parsed for s in ss])
+    claims = sorted((c["start"], c["end"], c["id"]) for c in version.get("claims") or [])
+    starts = [c[0] for c in claims]
     facts: list[Fact] = []
-    for text, placed, sents in parsed:
-        offsets = [off for _, off in placed]
-        per_claim: dict[int, list[Sentence]] = {}
-        for s in sents:
-            per_claim.setdefault(bisect.bisect_right(offsets, s.start) - 1, []).append(s)
-        for k, (claim, off) in enumerate(placed):
-            claim = Claim(claim.id, version["id"], claim.start, claim.span)
-            facts += read_facts(claim, per_claim.get(k, []), off, text, page, extractor)
+    for p, sents in parsed:
+        for f in read_facts(p, sents, page, extractor):
+            # The claim whose span holds the fact's sentence, if the claims stage kept it.
+            k = bisect.bisect_right(starts, f.start) - 1
+            inside = k >= 0 and claims[k][1] >= f.end
+            facts.append(f.model_copy(update={"claim_id": claims[k][2]}) if inside else f)
     return facts
 
 
@@ -129,7 +128,8 @@ def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], fam
             props = f.model_dump(exclude={"subject", "object"})
             props = {k: x for k, x in props.items() if x is not None}
             props["family"] = family
-            rows.append({"claim_id": f.claim_id, "subject_id": f.subject.id,
+            rows.append({"version_id": f.version_id, "claim_id": f.claim_id,
+                         "subject_id": f.subject.id,
                          "object_id": f.object.id if f.object else None, "props": props})
         # The page's own subject, as the entity its facts name (a page whose subject has no
         # fact adds no entity).
@@ -146,10 +146,14 @@ def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], fam
     return plan
 
 
-def pending(store: Store, extractor: str, page: int = 50) -> Iterator[list[dict[str, Any]]]:
+def pending(store: Store, extractor: str, page: int = 50, *, claims_only: bool = False,
+            ) -> Iterator[list[dict[str, Any]]]:
+    """Versions still to read, a page at a time (``claims_only``: those with claims, which
+    the LLM extractor reads)."""
     after = ""
     while True:
-        rows = store.query("facts/pending", extractor=extractor, after=after, limit=page)
+        rows = store.query("facts/pending", extractor=extractor, after=after, limit=page,
+                           claims_only=claims_only, max_chars=MAX_VERSION_CHARS)
         if not rows:
             return
         yield rows
@@ -175,7 +179,7 @@ def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | No
     report = FactsReport(extractor=key)
     relations: Counter[str] = Counter()
     started = time.perf_counter()
-    [total] = store.query("facts/count_pending", extractor=key)
+    [total] = store.query("facts/count_pending", extractor=key, claims_only=False)
     own = nlp is None
     nlp = nlp or CoreNLP()
     try:

@@ -5,7 +5,7 @@
 :param entity => 'James Cameron';
 MATCH (e:NamedEntity) WHERE toLower(e.name) = toLower($entity)
 MATCH (f:Fact)-[r:SUBJECT|OBJECT]->(e)
-MATCH (f)-[:SUPPORTED_BY]->(c:Claim)<-[:HAS_CLAIM]-(:DocumentVersion)<-[:HAS_VERSION]-(d:Document)
+MATCH (f)-[:READ_FROM]->(:DocumentVersion)<-[:HAS_VERSION]-(d:Document)
 OPTIONAL MATCH (f)-[:SUBJECT]->(s:NamedEntity)
 OPTIONAL MATCH (f)-[:OBJECT]->(o:NamedEntity)
 RETURN type(r) AS role, s.name AS subject, f.relation AS relation, f.verb AS verb,

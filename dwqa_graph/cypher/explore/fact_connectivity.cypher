@@ -7,8 +7,7 @@
 MATCH (q:Query)
 WHERE $dataset IS NULL OR q.dataset = $dataset
 CALL (q) {
-  MATCH (q)-[:RETRIEVE]->(d:Document)-[:HAS_VERSION]->(:DocumentVersion)-[:HAS_CLAIM]->(:Claim)
-        <-[:SUPPORTED_BY]-(f:Fact)
+  MATCH (q)-[:RETRIEVE]->(d:Document)-[:HAS_VERSION]->(:DocumentVersion)<-[:READ_FROM]-(f:Fact)
   RETURN collect(DISTINCT {fact: f, doc: d.id}) AS facts
 }
 CALL (facts) {

@@ -1,13 +1,17 @@
-// Versions with claims whose facts were not read by $extractor (or by an older version of
-// it), paged by id, with their claims in text order and the document's title.
+// Versions with text whose facts were not read by $extractor (or by an older version of
+// it), paged by id: the first $max_chars characters of the text, the version's claims in
+// text order (the offline extractor links facts to them; the LLM extractor reads them:
+// $claims_only keeps the versions that have some) and the document's title.
 MATCH (d:Document)-[:HAS_VERSION]->(v:DocumentVersion)
 WHERE v.id > $after AND coalesce(v.facts_extractor, '') <> $extractor
-  AND EXISTS { (v)-[:HAS_CLAIM]->(:Claim) }
+  AND size(coalesce(v.text, '')) > 0
+  AND (NOT $claims_only OR EXISTS { (v)-[:HAS_CLAIM]->(:Claim) })
 WITH d, v ORDER BY v.id LIMIT $limit
 CALL (v) {
-  MATCH (v)-[:HAS_CLAIM]->(c:Claim)
+  OPTIONAL MATCH (v)-[:HAS_CLAIM]->(c:Claim)
   WITH c ORDER BY c.start, c.end
-  RETURN collect({id: c.id, start: c.start, span: c.span}) AS claims
+  RETURN collect({id: c.id, start: c.start, end: c.end, span: c.span}) AS claims
 }
-RETURN v.id AS id, d.id AS document_id, d.title AS title, claims
+RETURN v.id AS id, d.id AS document_id, d.title AS title, left(v.text, $max_chars) AS text,
+       claims
 ORDER BY v.id

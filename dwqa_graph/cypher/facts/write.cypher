@@ -1,11 +1,18 @@
-// Facts with their subject, object and supporting claim.
+// Facts with their subject, object, the version they were read from and, where the claims
+// stage kept their sentence, the claim that holds it.
 UNWIND $rows AS row
-MATCH (c:Claim {id: row.claim_id})
+MATCH (v:DocumentVersion {id: row.version_id})
 MATCH (s:NamedEntity {id: row.subject_id})
 MERGE (f:Fact {id: row.props.id})
 SET f += row.props
 MERGE (f)-[:SUBJECT]->(s)
-MERGE (f)-[:SUPPORTED_BY]->(c)
-WITH f, row WHERE row.object_id IS NOT NULL
-MATCH (o:NamedEntity {id: row.object_id})
-MERGE (f)-[:OBJECT]->(o)
+MERGE (f)-[:READ_FROM]->(v)
+WITH f, row
+CALL (f, row) {
+  MATCH (c:Claim {id: row.claim_id})
+  MERGE (f)-[:SUPPORTED_BY]->(c)
+}
+CALL (f, row) {
+  MATCH (o:NamedEntity {id: row.object_id})
+  MERGE (f)-[:OBJECT]->(o)
+}

@@ -3,7 +3,8 @@
 //         evidence, extractor, family})
 //   -[:SUBJECT]->(:NamedEntity {id, name, norm, type, generic})
 //   -[:OBJECT]->(:NamedEntity)             (object_kind = 'entity')
-//   -[:SUPPORTED_BY]->(:Claim)              (start/end: the evidence span in the version text)
+//   -[:READ_FROM]->(:DocumentVersion)       (start/end: the evidence sentence in its text)
+//   -[:SUPPORTED_BY]->(:Claim)              (the claim holding that sentence, if one does)
 // (:NamedEntity)-[:SUBJECT_OF]->(:Document)  a page's own subject (its title entity)
 CREATE CONSTRAINT named_entity_id IF NOT EXISTS FOR (n:NamedEntity) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.id IS UNIQUE;

@@ -194,6 +194,9 @@ PAGES = {
                      "founded the production company Lightstorm Entertainment in 1990.",
     # A page whose fact meets no other: the control for the connectivity counts.
     "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.",
+    # Both sentences too short or pronoun-led for the claims stage: a version without claims,
+    # whose facts the library still reads (connected to James Cameron's page: no).
+    "Ed Wood": "Ed Wood was a filmmaker.\nHe was born on October 10, 1924.",
 }
 # Every fact's evidence is verbatim in the version it was read from, and inside its claim's
 # span where it has a claim.
@@ -218,9 +221,14 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     ingest_pages(store, tmp_path, PAGES)
     report = extract_facts(store, nlp=nlp)
-    assert report.versions == 3 and report.failed_versions == 0 and report.facts >= 4
+    assert report.versions == 4 and report.failed_versions == 0 and report.facts >= 5
     rows = store.read(FACT_SPANS)
     assert rows and all(r["ok"] for r in rows)  # every evidence span is verbatim, in its claim
+    assert store.read("MATCH (d:Document {title: 'Ed Wood'})-[:HAS_VERSION]->(v) "
+                      "RETURN COUNT { (v)-[:HAS_CLAIM]->() } AS claims, "
+                      "[(v)<-[:READ_FROM]-(f) | [f.relation, f.date, f.claim_id]] AS facts") \
+        == [{"claims": 0, "facts": [["born", "1924-10-10", None]]}]
+    assert sum(r["claimed"] for r in rows) == len(rows) - 1
     # The director of one page is the subject of the other: one node, two pages' facts.
     [cam] = store.read("MATCH (e:NamedEntity {name: 'James Cameron'}) "
                        "RETURN e.id AS id, COUNT { (e)<-[:SUBJECT|OBJECT]-(:Fact) } AS facts, "
@@ -229,10 +237,10 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     shown = store.query("explore/entity_facts", entity="james cameron")
     assert {r["relation"] for r in shown} >= {"directed_by", "born"}
     # The seed graph's facts meet through James Cameron across two documents; Ridley
-    # Scott's birth date meets nothing.
+    # Scott's and Ed Wood's birth dates meet nothing.
     [graph] = store.query("explore/fact_connectivity", dataset=None)
     assert graph["facts"] == report.facts
-    assert 2 <= graph["across_documents"] <= graph["connected"] == graph["facts"] - 1
+    assert 2 <= graph["across_documents"] <= graph["connected"] == graph["facts"] - 2
     # Idempotent: a second run reads nothing and changes nothing.
     before = store.read("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
     again = extract_facts(store, nlp=nlp)
@@ -242,7 +250,7 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     monkeypatch.setattr(extract_mod, "RULES_VERSION", "test-next")
     monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
     third = extract_facts(store, nlp=nlp)
-    assert third.versions == 3 and third.extractor == offline_extractor_id()
+    assert third.versions == 4 and third.extractor == offline_extractor_id()
     assert store.read("MATCH (f:Fact) RETURN count(f) AS n, collect(DISTINCT f.extractor) "
                       "AS ex")[0] == {"n": before, "ex": [third.extractor]}
 

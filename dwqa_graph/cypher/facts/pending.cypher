@@ -10,7 +10,7 @@ WITH d, v ORDER BY v.id LIMIT $limit
 CALL (v) {
   OPTIONAL MATCH (v)-[:HAS_CLAIM]->(c:Claim)
   WITH c ORDER BY c.start, c.end
-  RETURN collect({id: c.id, start: c.start, end: c.end, span: c.span}) AS claims
+  RETURN collect(c {.id, .start, .end, .span}) AS claims  // a null c (no claims) is skipped
 }
 RETURN v.id AS id, d.id AS document_id, d.title AS title, left(v.text, $max_chars) AS text,
        claims

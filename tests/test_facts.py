@@ -146,6 +146,11 @@ def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
     assert not [f for f in others if f.subject.name == "Titanic"], triples(others)
     assert not facts_of(nlp, "Scott Derrickson", "Scott Derrickson is an American director.",
                         "It was released on July 4, 2008.")
+    # The page's own pronoun only: "She" on a page that calls its subject "he".
+    elvis = facts_of(nlp, "Elvis Presley", "Elvis Presley was an American singer.",
+                     "He was born on January 8, 1935, and his twin died at birth.",
+                     "She was born on May 24, 1945.")
+    assert triples(elvis) == {("Elvis Presley", "born", "1935-01-08")}
 
 
 def test_resolution(nlp: CoreNLP) -> None:

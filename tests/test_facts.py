@@ -246,6 +246,12 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     [graph] = store.query("explore/fact_connectivity", dataset=None)
     assert graph["facts"] == report.facts
     assert 2 <= graph["across_documents"] <= graph["connected"] == graph["facts"] - 2
+    # The bridge from Titanic through its director to his birth date, across the two pages;
+    # Cameron founded one company and was born once: both answers unique.
+    paths = {(p["subject"], p["first"], p["bridge"], p["second"], p["answer"])
+             for p in store.query("explore/fact_paths", dataset=None)}
+    assert ("Titanic", "directed_by", "James Cameron", "born", "1954-08-16") in paths
+    assert all(p[0] != p[4] for p in paths)
     # Idempotent: a second run reads nothing and changes nothing.
     before = store.read("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
     again = extract_facts(store, nlp=nlp)
@@ -258,6 +264,16 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert third.versions == 4 and third.extractor == offline_extractor_id()
     assert store.read("MATCH (f:Fact) RETURN count(f) AS n, collect(DISTINCT f.extractor) "
                       "AS ex")[0] == {"n": before, "ex": [third.extractor]}
+    # A second, different birth date of Cameron in the graph makes the bridge's answer
+    # ambiguous: the path is no longer listed.
+    with store._session(read=False) as session:
+        session.run("MATCH (e:NamedEntity {name: 'James Cameron'})<-[:SUBJECT]-"
+                    "(f:Fact {relation: 'born'})-[:READ_FROM]->(v) "
+                    "CREATE (g:Fact {id: 'conflict', relation: 'born', year: 1955, "
+                    "date: '1955', version_id: v.id})-[:SUBJECT]->(e), "
+                    "(g)-[:READ_FROM]->(v)").consume()
+    assert not [p for p in store.query("explore/fact_paths", dataset=None)
+                if p["bridge"] == "James Cameron" and p["second"] == "born"]
 
 
 # -- the LLM extractor ---------------------------------------------------------------------

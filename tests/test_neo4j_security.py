@@ -259,6 +259,21 @@ def test_bolt_websocket_positive_control(settings: Settings, store: Store) -> No
     assert _count(store, "Ws") == 1
 
 
+def test_wrong_logons_from_a_page_cannot_lock_our_commands_out(settings: Settings,
+                                                                 store: Store) -> None:
+    """A page can open Bolt over WebSocket and send wrong passwords for the real user; that
+    used to lock the user for seconds after three (every dwqa command failed meanwhile)."""
+    for _ in range(6):
+        sig, msg, _ = _ws_session(settings, {"scheme": "basic", "principal": settings.user,
+                                             "credentials": "wrong-password"})
+        assert sig == 0x7F and b"RateLimit" not in msg  # each one refused, none rate-limited
+    fresh = Store(settings)  # a new connection must log in now, not in 5 seconds
+    try:
+        assert fresh.read("RETURN 1 AS ok") == [{"ok": 1}]
+    finally:
+        fresh.close()
+
+
 def test_cli_finds_the_password_without_neo4j_env(settings: Settings) -> None:
     """No NEO4J_URI / NEO4J_PASSWORD: the CLI reads the installation's password file, and
     `db up` / `db status` say where it is (never the password itself)."""

@@ -91,6 +91,11 @@ public class DwqaNeo4j {
 
         Map<String, String> cfg = new LinkedHashMap<>();
         cfg.put("dbms.security.auth_enabled", Boolean.toString(auth));
+        // No lockout after failed logins: the password is a generated 32-character random one
+        // (guessing is hopeless either way), while a lockout let any web page lock our own
+        // commands out by sending wrong logons over Bolt-over-WebSocket, which has no Origin
+        // check in 5.26.
+        cfg.put("dbms.security.auth_max_failed_attempts", "0");
         // Neo4j answers every origin with `Access-Control-Allow-Origin: *` by default, so any web
         // page could read the HTTP API's answers. The Browser is served from this origin and
         // talks Bolt; nothing else needs CORS.

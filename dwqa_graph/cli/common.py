@@ -58,7 +58,11 @@ def friendly_errors(fn: F) -> F:
 
 def open_store(settings: Settings) -> Store:
     store = Store(settings)
-    store.verify()
+    try:
+        store.verify()
+    except BaseException:
+        store.close()  # a driver left open warns at exit, after the one-line error
+        raise
     return store
 
 

@@ -15,7 +15,7 @@ from dwqa_graph.cli.common import (
     open_store,
 )
 from dwqa_graph.config import Settings
-from dwqa_graph.errors import UsageError
+from dwqa_graph.errors import NotFoundError, UsageError
 from dwqa_graph.ingest.logs import FORMATS, Problem, ingest
 from dwqa_graph.ingest.steps import LLMStepParser, RuleStepParser, StepParser
 
@@ -39,6 +39,10 @@ def ingest_cmd(settings: Settings, paths: tuple[Path, ...], fmt: str, dataset: s
     def show(problem: Problem) -> None:
         click.echo(str(problem), err=True)
 
+    # Inputs first: a missing file is named even when the database is not reachable.
+    for path in paths:
+        if not path.is_file():
+            raise NotFoundError(f"no such log file: {path}")
     llm = open_llm(llm_spec)
     if parser_name == "llm" and llm is None:
         raise UsageError("--parser llm needs --llm SPEC")

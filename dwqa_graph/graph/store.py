@@ -15,10 +15,18 @@ from typing import Any
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction, Query
-from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    ConstraintError,
+    DriverError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from dwqa_graph.config import Settings
-from dwqa_graph.errors import ConflictError, StoreError
+from dwqa_graph.errors import ConflictError, DwqaError, StoreError, UsageError
 from dwqa_graph.graph import queries, readonly
 
 #: Rows per UNWIND: large enough to amortise round trips, small enough to keep
@@ -98,6 +106,25 @@ class Guard:
     check: Callable[[list[dict[str, Any]]], None]
 
 
+def check_params(params: Any, where: str = "parameter", path: str = "") -> None:
+    """Name what the driver could not encode (a lone surrogate such as "\\ud800", which
+    JSON allows) in a UsageError, instead of the encoder's traceback. Called only after the
+    driver failed: walking every row of every write up front would tax each ingest."""
+    if isinstance(params, str):
+        try:
+            params.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise UsageError(f"{where} {path or '(value)'}: text the database cannot store "
+                             f"(a lone surrogate at character {exc.start}); fix the "
+                             "input") from None
+    elif isinstance(params, dict):
+        for k, v in params.items():
+            check_params(v, where, f"{path}.{k}" if path else f"${k}")
+    elif isinstance(params, (list, tuple)):
+        for i, v in enumerate(params):
+            check_params(v, where, f"{path}[{i}]")
+
+
 class Store:
     """A connection to one Neo4j database."""
 
@@ -128,17 +155,61 @@ class Store:
     def verify(self) -> None:
         try:
             self._driver.verify_connectivity()
-        except (ServiceUnavailable, OSError) as exc:
-            raise StoreError(
-                f"Neo4j is not reachable at {self.settings.uri}: {exc}. "
-                "Start the local server with `dwqa db up`, or set NEO4J_URI."
-            ) from exc
+        except (DriverError, ClientError, OSError) as exc:
+            raise self.explain(exc) from exc
+
+    def explain(self, exc: BaseException) -> DwqaError:
+        """The driver's exception as one line a user can act on: which server, where the
+        password came from, and the fix. (Any other exception is returned as a StoreError
+        with the server's own code and message.)"""
+        s = self.settings
+        where = ("NEO4J_PASSWORD" if s.password_env is not None
+                 else "the default for NEO4J_URI servers (set NEO4J_PASSWORD)"
+                 if s.uri_explicit else str(s.password_file))
+        if isinstance(exc, AuthError):
+            fix = ("set NEO4J_PASSWORD to that server's password, or unset NEO4J_URI to use "
+                   "the project's own server" if s.uri_explicit else
+                   f"the server on port {s.bolt_port} is not the one dwqa started for "
+                   f"{s.home} (another project's Neo4j?): stop it, or run dwqa with a free "
+                   "port (DWQA_BOLT_PORT=7690 DWQA_HTTP_PORT=7477) and `dwqa db up`")
+            return StoreError(f"Neo4j at {s.uri} refused user {s.user!r} with the password "
+                              f"from {where} ({exc.code}). Fix: {fix}.")
+        if isinstance(exc, (ServiceUnavailable, SessionExpired, OSError)):
+            fix = ("check NEO4J_URI and that the server runs" if s.uri_explicit
+                   else "start the project's server with `dwqa db up`")
+            said = " ".join(str(exc).split())  # the driver's message spans lines
+            return StoreError(f"Neo4j is not reachable at {s.uri}: {said}. Fix: {fix}.")
+        if isinstance(exc, ClientError) and exc.code and "DatabaseNotFound" in exc.code:
+            return StoreError(f"Neo4j at {s.uri} has no database {s.database!r}. Fix: set "
+                              "NEO4J_DATABASE to one it has (`SHOW DATABASES` in Browser), or "
+                              "unset it for the default 'neo4j'.")
+        if isinstance(exc, TransientError):
+            hint = (" The server ran out of transaction memory: give it more with "
+                    "DWQA_NEO4J_HEAP (the local server) or dbms.memory.transaction.total.max "
+                    "(your own), or run fewer commands at once."
+                    if "Memory" in (exc.code or "") or "memory" in (exc.message or "") else
+                    " Run the command again; if it persists, run fewer commands at once.")
+            return StoreError(f"Neo4j at {s.uri} kept failing after the driver's retries "
+                              f"({exc.code}: {exc.message}).{hint}")
+        if isinstance(exc, ClientError):
+            return StoreError(f"{exc.code}: {exc.message}")
+        return StoreError(f"Neo4j at {s.uri}: {' '.join(str(exc).split())}")
 
     @contextmanager
     def _session(self, read: bool) -> Iterator[neo4j.Session]:
+        """A session whose connection, login and transient failures surface as one
+        explained StoreError (see ``explain``); the caller's own errors pass through."""
         mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
-        with self._driver.session(database=self.settings.database, default_access_mode=mode) as s:
-            yield s
+        try:
+            with self._driver.session(database=self.settings.database,
+                                      default_access_mode=mode) as s:
+                yield s
+        except (AuthError, DriverError, TransientError) as exc:
+            raise self.explain(exc) from exc
+        except ClientError as exc:
+            if exc.code and ("DatabaseNotFound" in exc.code or "Security" in exc.code):
+                raise self.explain(exc) from exc
+            raise
 
     # -- schema ----------------------------------------------------------------------
     def apply_schema(self) -> list[str]:
@@ -192,7 +263,13 @@ class Store:
             return [tx.run(text, rows=rows).consume().counters for text, rows in texts]
 
         with self._session(read=False) as session:
-            for counters in session.execute_write(work):
+            try:
+                done = session.execute_write(work)
+            except UnicodeEncodeError as exc:
+                for name, rows in plan.steps:
+                    check_params({"rows": rows}, where=name)
+                raise UsageError(f"text the database cannot store: {exc}") from exc
+            for counters in done:
                 stats.add(counters)
         stats.batches = 1
         return stats
@@ -208,6 +285,9 @@ class Store:
         with self._session(read=False) as session:
             try:
                 return session.execute_write(work)
+            except UnicodeEncodeError as exc:
+                check_params(params, where=name)
+                raise UsageError(f"{name}: text the database cannot store: {exc}") from exc
             except ConstraintError as exc:  # e.g. a uniqueness constraint: a concurrent writer
                 raise ConflictError(f"{name}: {exc.message}") from exc
 
@@ -240,7 +320,15 @@ class Store:
         with self._session(read=True) as session:
             try:
                 return session.execute_read(work)
+            except UnicodeEncodeError as exc:
+                check_params(params)
+                raise UsageError(f"a parameter holds text the database cannot store: {exc}")\
+                    from exc
+            except AuthError:
+                raise  # _session explains it
             except ClientError as exc:
+                if exc.code and "DatabaseNotFound" in exc.code:
+                    raise
                 raise StoreError(f"{exc.code}: {exc.message}") from exc
 
     def wipe(self) -> None:

@@ -1,0 +1,96 @@
+"""A Neo4j that is not ours, not there, or without our database: every command says so in
+one line naming the server, where the password came from and the fix (with ``--json``, one
+JSON error document), exit 1 — never a driver traceback. Inputs are checked before the
+database is opened."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dwqa_graph.cli.main import main
+from dwqa_graph.config import Settings
+
+COMMANDS = {
+    "ingest": ["ingest", "LOG"],
+    "round list": ["round", "list"],
+    "eval": ["eval", "--round", "1", "--agent", "baseline"],
+    "report": ["report", "--out", "OUT"],
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _cases(settings: Settings) -> dict[str, tuple[dict[str, str], str]]:
+    """name -> (environment, what the error line must say)."""
+    base = {"NEO4J_URI": settings.uri, "DWQA_HOME": str(settings.home)}
+    dead = f"bolt://127.0.0.1:{_free_port()}"
+    return {
+        "wrong password": ({**base, "NEO4J_PASSWORD": "not-the-password"},
+                           f"Neo4j at {settings.uri} refused user 'neo4j' with the password "
+                           "from NEO4J_PASSWORD"),
+        "unreachable": ({**base, "NEO4J_URI": dead, "NEO4J_PASSWORD": "x"},
+                        f"Neo4j is not reachable at {dead}"),
+        "no such database": ({**base, "NEO4J_PASSWORD": settings.password,
+                              "NEO4J_DATABASE": "nosuchdb"},
+                             "has no database 'nosuchdb'"),
+    }
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["human", "json"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_server_we_cannot_use_is_one_line(settings: Settings, tmp_path: Path, command: str,
+                                            as_json: bool) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"question": "q?", "thinking": "t", "sources": []}\n')
+    args = [str(log) if a == "LOG" else str(tmp_path / "out") if a == "OUT" else a
+            for a in COMMANDS[command]] + (["--json"] if as_json else [])
+    for case, (env, says) in _cases(settings).items():
+        result = CliRunner().invoke(main, args, env=env)
+        assert result.exit_code == 1, (case, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), \
+            (case, result.exception)  # no traceback
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("dwqa: error: ") and says in lines[0], \
+            (case, result.stderr)
+        assert "Fix:" in lines[0] and settings.password not in lines[0]
+        if as_json:
+            doc = json.loads(result.stdout)  # exactly one JSON document
+            assert doc["error"]["type"] == "StoreError" and says in doc["error"]["message"]
+        else:
+            assert result.stdout == ""
+
+
+def test_positive_control_the_right_password_works(settings: Settings, env: dict[str, str],
+                                                   ) -> None:
+    result = CliRunner().invoke(main, ["round", "list", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert isinstance(json.loads(result.stdout), (list, dict))
+
+
+def test_missing_input_is_named_before_the_database(settings: Settings) -> None:
+    dead = f"bolt://127.0.0.1:{_free_port()}"
+    result = CliRunner().invoke(main, ["ingest", "/no/such/file.jsonl"],
+                                env={"NEO4J_URI": dead, "NEO4J_PASSWORD": "x"})
+    assert result.exit_code == 1
+    assert "no such log file: /no/such/file.jsonl" in result.stderr
+    assert "not reachable" not in result.stderr
+
+
+def test_text_the_driver_cannot_encode_names_the_parameter(env: dict[str, str]) -> None:
+    result = CliRunner().invoke(main, ["cypher", "RETURN $p AS p", "--param", 'p="\\ud800"',
+                                       "--json"], env=env)
+    assert result.exit_code == 1, result.output
+    assert "$p" in result.stderr and "lone surrogate" in result.stderr
+    assert json.loads(result.stdout)["error"]["type"] == "UsageError"
+    ok = CliRunner().invoke(main, ["cypher", "RETURN $p AS p", "--param", 'p="\\u00e9"',
+                                   "--json"], env=env)
+    assert ok.exit_code == 0 and json.loads(ok.stdout) == [{"p": "é"}]

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from urllib.parse import quote
+
+from dwqa_graph.errors import UsageError
 
 
 def package_data(name: str) -> Path:
@@ -87,7 +90,6 @@ def _read_password(path: Path) -> str:
         path.chmod(0o600)  # e.g. copied with a umask that let others read it
     password = path.read_text(encoding="ascii").strip()
     if len(password) < 8:
-        from dwqa_graph.errors import UsageError
 
         raise UsageError(f"{path} holds no usable Neo4j password: delete it and run `dwqa db up`")
     return password
@@ -113,6 +115,11 @@ class Settings:
     http_port: int = 7474
     #: Seconds to wait for a starting server to answer on Bolt.
     start_timeout: float = 180.0
+    #: The local server's JVM heap and page cache (Neo4j size strings, "3g", "512m"): from
+    #: DWQA_NEO4J_HEAP / DWQA_NEO4J_PAGECACHE, else sized from this machine's memory
+    #: (``memory_defaults``). Transaction memory is 70% of the heap.
+    neo4j_heap: str = "1g"
+    neo4j_pagecache: str = "512m"
 
     @property
     def neo4j_home(self) -> Path:
@@ -157,11 +164,42 @@ class Settings:
         )
 
 
+_SIZE = re.compile(r"^[1-9][0-9]{0,6}[kmg]$")
+
+
+def memory_defaults(total_bytes: int | None = None) -> tuple[str, str]:
+    """(heap, page cache) for the local server: an eighth of the machine's memory each,
+    heap between 1 and 8 GiB, page cache between 512 MiB and 4 GiB (24 GiB: 3g and 3g).
+    The heap bounds transaction memory (70% of it), which large rounds need."""
+    if total_bytes is None:
+        try:
+            total_bytes = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            total_bytes = 8 << 30
+    mib = total_bytes // (8 << 20)
+    return f"{min(max(mib, 1024), 8192)}m", f"{min(max(mib, 512), 4096)}m"
+
+
+def _port(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name, str(default))
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise UsageError(f"{name}={raw!r} is not a port number (1-65535)")
+    return int(raw)
+
+
+def _size(env: dict[str, str], name: str, default: str) -> str:
+    raw = env.get(name, default).strip().lower()
+    if not _SIZE.match(raw):
+        raise UsageError(f"{name}={raw!r} is not a memory size such as 3g or 512m")
+    return raw
+
+
 def load_settings(env: dict[str, str] | None = None) -> Settings:
     """Read settings from ``env`` (default: ``os.environ``)."""
     env = dict(os.environ if env is None else env)
-    bolt_port = int(env.get("DWQA_BOLT_PORT", "7687"))
-    http_port = int(env.get("DWQA_HTTP_PORT", "7474"))
+    bolt_port = _port(env, "DWQA_BOLT_PORT", 7687)
+    http_port = _port(env, "DWQA_HTTP_PORT", 7474)
+    heap, pagecache = memory_defaults()
     uri = env.get("NEO4J_URI")
     return Settings(
         uri=uri or f"bolt://127.0.0.1:{bolt_port}",
@@ -173,4 +211,6 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         bolt_port=bolt_port,
         http_port=http_port,
         start_timeout=float(env.get("DWQA_START_TIMEOUT", "180")),
+        neo4j_heap=_size(env, "DWQA_NEO4J_HEAP", heap),
+        neo4j_pagecache=_size(env, "DWQA_NEO4J_PAGECACHE", pagecache),
     )

@@ -94,3 +94,25 @@ def test_text_the_driver_cannot_encode_names_the_parameter(env: dict[str, str]) 
     ok = CliRunner().invoke(main, ["cypher", "RETURN $p AS p", "--param", 'p="\\u00e9"',
                                    "--json"], env=env)
     assert ok.exit_code == 0 and json.loads(ok.stdout) == [{"p": "é"}]
+
+
+def test_memory_is_sized_from_the_machine_and_overridable(settings: Settings) -> None:
+    from dwqa_graph.config import load_settings, memory_defaults
+
+    assert memory_defaults(24 << 30) == ("3072m", "3072m")  # this machine's size
+    assert memory_defaults(4 << 30) == ("1024m", "512m")  # floors
+    assert memory_defaults(256 << 30) == ("8192m", "4096m")  # ceilings
+    s = load_settings({"DWQA_NEO4J_HEAP": "2G", "DWQA_NEO4J_PAGECACHE": "700m"})
+    assert (s.neo4j_heap, s.neo4j_pagecache) == ("2g", "700m")
+    for bad in ({"DWQA_NEO4J_HEAP": "lots"}, {"DWQA_BOLT_PORT": "99999"},
+                {"DWQA_HTTP_PORT": "x"}):
+        result = CliRunner().invoke(main, ["db", "status"], env=bad)
+        assert result.exit_code == 2 and list(bad)[0] in result.stderr, result.output
+        assert "Traceback" not in result.output
+    # The running test server reports what it was started with.
+    status = CliRunner().invoke(main, ["db", "status", "--json"],
+                                env={"DWQA_HOME": str(settings.home),
+                                     "DWQA_BOLT_PORT": str(settings.bolt_port),
+                                     "DWQA_HTTP_PORT": str(settings.http_port)})
+    memory = json.loads(status.stdout)["memory"]
+    assert memory == {"heap": settings.neo4j_heap, "pagecache": settings.neo4j_pagecache}

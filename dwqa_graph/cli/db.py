@@ -72,6 +72,10 @@ def db_status(settings: Settings, as_json: bool) -> None:
             click.echo(f"  {settings.browser_login}")
             click.echo("  captions (Query by its text, Document by title, Claim by text): "
                        "run `dwqa db browser --style` and paste its line into the Browser")
+        if info.get("memory"):
+            click.echo(f"  memory: heap {info['memory']['heap']}, page cache "
+                       f"{info['memory']['pagecache']} (DWQA_NEO4J_HEAP / "
+                       "DWQA_NEO4J_PAGECACHE, applied at `dwqa db up`)")
         for label, n in info["counts"].items():
             click.echo(f"  {label:<16} {n:>10,}")
 

@@ -23,6 +23,7 @@ from dwqa_graph.cli.report import report_cmd
 from dwqa_graph.cli.rounds import round_group
 from dwqa_graph.cli.web import fetch_cmd, refresh_cmd, search_cmd, web
 from dwqa_graph.config import load_settings
+from dwqa_graph.errors import UsageError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,7 +31,10 @@ from dwqa_graph.config import load_settings
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """dwqa-graph: fresh multi-hop QA rounds from evidence graphs in Neo4j."""
-    ctx.obj = load_settings()
+    try:
+        ctx.obj = load_settings()
+    except UsageError as exc:  # a bad DWQA_* variable: one line, before any command runs
+        raise click.UsageError(str(exc)) from exc
 
 
 # One module per command group, in pipeline order; click lists them alphabetically.

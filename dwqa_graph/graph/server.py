@@ -49,6 +49,8 @@ class ServerState:
     bolt_port: int | None = None
     http_port: int | None = None
     browser: str | None = None
+    heap: str | None = None  # what the local server was started with
+    pagecache: str | None = None
 
 
 def _state_path(settings: Settings) -> Path:
@@ -176,10 +178,11 @@ def _start_local(settings: Settings) -> ServerState:
     settings.password  # noqa: B018 - creates the password file (0600) before the launcher reads it
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [java, "-Xms512m", "-Xmx1g", *jvm_args, "-cp", classpath,
+            [java, "-Xms512m", f"-Xmx{settings.neo4j_heap}", *jvm_args, "-cp", classpath,
              str(LAUNCHER_DIR / "DwqaNeo4j.java"),
              "--home", str(home / "data"), "--bolt-port", str(settings.bolt_port),
              "--http-port", str(settings.http_port),
+             "--pagecache", settings.neo4j_pagecache,
              # A path, not the password: argv is visible to every user in `ps`.
              "--password-file", str(settings.password_file)],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -188,7 +191,8 @@ def _start_local(settings: Settings) -> ServerState:
     _LAUNCHED[proc.pid] = proc
     state = ServerState(mode="local", uri=settings.uri, pid=proc.pid,
                         bolt_port=settings.bolt_port, http_port=settings.http_port,
-                        browser=settings.browser_url)
+                        browser=settings.browser_url, heap=settings.neo4j_heap,
+                        pagecache=settings.neo4j_pagecache)
     _write_state(settings, state)
     try:
         _wait_for_bolt(settings, lambda: proc.poll() is None, log)
@@ -290,6 +294,10 @@ def status(settings: Settings) -> dict[str, Any]:
                 # (dbms, db, auth method) for the settings in use.
                 "browser": settings.browser_url if state and state.browser else None,
                 "password_file": str(settings.password_file) if local else None,
+                # Set by DWQA_NEO4J_HEAP / DWQA_NEO4J_PAGECACHE (else sized from the
+                # machine's memory) when the server started; a restart applies new values.
+                "memory": {"heap": state.heap, "pagecache": state.pagecache} if local
+                and state else None,
                 "counts": store.counts()}
 
 

@@ -53,6 +53,7 @@ def test_bad_parameters_are_400_and_the_server_goes_on(tmp_path: Path) -> None:
         for target in ("/search?q=x&format=json&pageno=%C2%B2",   # pageno=² (isdigit, no int)
                        "/search?q=x&format=json&pageno=%EF%BC%91",  # full-width 1
                        "/search?q=x&format=json&pageno=99999999999999999999999",
+                       "/search?q=x&format=json&pageno=" + "9" * 5000,  # int() would raise
                        "/search?format=json&q=" + "a" * 3000,
                        "/search?format=json&" + "&".join(f"k{i}=v" for i in range(50))):
             status, body = raw_get(web, target)
@@ -103,3 +104,31 @@ def test_a_trickling_client_is_cut_off(tmp_path: Path) -> None:
         # ... but the whole request had a deadline: the server answered nothing in full.
         assert not reply.startswith(b"HTTP/1.0 200"), reply[:40]
         assert sent < len(request) or reply == b""
+
+
+def test_half_sent_requests_hold_no_threads(tmp_path: Path) -> None:
+    """A thousand clients that send half a request (no blank line) while a fresh request
+    comes: the fresh one is answered within 2 s (the half-sent ones wait in the selector,
+    not in the 4 request threads), and the half-sent ones are closed at their deadline."""
+    site = folder(tmp_path)
+    with serve(site, threads=4, idle=5.0) as web:
+        clients = idle_clients(web.port, 1000)
+        try:
+            for c in clients:
+                c.sendall(b"GET /inside.html HTTP/1.1\r\nHost: x\r\n")  # never finished
+            time.sleep(0.5)  # the dispatcher has read them all
+            started = time.monotonic()
+            with httpx.Client(timeout=10) as client:
+                assert client.get(f"{web.url}/inside.html").status_code == 200
+            assert time.monotonic() - started < 2.0
+            for c in clients[:20]:  # at the deadline: closed, nothing answered
+                assert c.recv(1) == b""
+        finally:
+            for c in clients:
+                c.close()
+        # A head split over several packets still reaches a thread once complete.
+        with socket.create_connection(("127.0.0.1", web.port), timeout=10) as s:
+            s.sendall(b"GET /inside.html HTTP/1.0\r\n")
+            time.sleep(0.2)
+            s.sendall(b"Host: x\r\n\r\n")
+            assert s.recv(64).startswith(b"HTTP/1.0 200")

@@ -53,6 +53,8 @@ THREADS = 16
 IDLE_TIMEOUT = 10.0
 #: Connections waiting for their first byte beyond this many are closed at once.
 MAX_WAITING = 4096
+#: Largest request line + headers a client may send (a GET needs far less).
+MAX_HEAD = 16384
 MAX_PAGENO = 1000
 MAX_QUERY_CHARS = 2000
 
@@ -206,17 +208,23 @@ def _read_inside(directory: Path, name: str) -> bytes | None:
 
 
 class _DeadlineReader(io.RawIOBase):
-    """A socket reader for one request: each read waits at most ``idle`` seconds and all
-    of them end at ``deadline``, so a client trickling a byte at a time is cut off too."""
+    """A socket reader for one request: first the bytes the dispatcher already read (the
+    request's head), then the socket, each read waiting at most ``idle`` seconds and all of
+    them ending at ``deadline``, so a client trickling a byte at a time is cut off too."""
 
-    def __init__(self, sock: socket.socket, idle: float) -> None:
-        self.sock, self.idle = sock, idle
+    def __init__(self, sock: socket.socket, idle: float, head: bytes = b"") -> None:
+        self.sock, self.idle, self.head = sock, idle, head
         self.deadline = time.monotonic() + idle
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("request not received in time")
@@ -227,10 +235,12 @@ class _DeadlineReader(io.RawIOBase):
 class _Server(HTTPServer):
     """An HTTP server with a fixed pool of request threads.
 
-    A new connection is parked in a selector until its first bytes arrive, and only then
-    handed to a thread: a thousand idle clients hold a thousand sockets, not a thousand
-    threads. Parked connections silent for ``idle`` seconds are closed; a request's line
-    and headers must arrive within ``idle`` seconds too (see ``_DeadlineReader``)."""
+    A new connection is parked in a selector, which reads its request line and headers
+    without blocking, and only a complete head (up to the blank line) is handed to a thread:
+    a thousand idle or half-sent requests hold a thousand sockets, not the threads, so fresh
+    requests are served meanwhile. A parked connection whose head is not complete within
+    ``idle`` seconds of connecting is closed (a request deadline, not an idle timeout), as
+    is one whose head exceeds ``MAX_HEAD`` bytes."""
 
     web: LocalWeb
     # socketserver's default backlog of 5 makes a crawler with dozens of connections in
@@ -248,6 +258,8 @@ class _Server(HTTPServer):
         self._wake_w.setblocking(False)
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         self._closing = False
+        #: fd -> the request head the dispatcher read, for the handler thread to parse.
+        self._heads: dict[int, bytes] = {}
         self._dispatcher = threading.Thread(target=self._dispatch, daemon=True,
                                             name=f"localweb-dispatch:{address[1]}")
         self._dispatcher.start()
@@ -271,8 +283,25 @@ class _Server(HTTPServer):
                     except OSError:
                         pass
                     continue
-                sel.unregister(key.fileobj)
-                self._pool.submit(self._serve, cast(socket.socket, key.fileobj), key.data[0])
+                sock = cast(socket.socket, key.fileobj)
+                try:
+                    chunk = sock.recv(4096)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                head = key.data[2]
+                head += chunk
+                if chunk and b"\r\n\r\n" not in head and b"\n\n" not in head \
+                        and len(head) <= MAX_HEAD:
+                    continue  # the rest of the head has until the deadline to arrive
+                sel.unregister(sock)
+                if not chunk:  # closed before a whole request: nothing to answer
+                    self.shutdown_request(sock)
+                    continue
+                sock.setblocking(True)
+                self._heads[sock.fileno()] = bytes(head)
+                self._pool.submit(self._serve, sock, key.data[0])
             while True:
                 try:
                     sock, addr = self._new.get_nowait()
@@ -281,7 +310,9 @@ class _Server(HTTPServer):
                 if len(sel.get_map()) > MAX_WAITING:
                     self.shutdown_request(sock)
                     continue
-                sel.register(sock, selectors.EVENT_READ, (addr, time.monotonic() + self.idle))
+                sock.setblocking(False)
+                sel.register(sock, selectors.EVENT_READ,
+                             (addr, time.monotonic() + self.idle, bytearray()))
             now = time.monotonic()
             for key in list(sel.get_map().values()):
                 if key.data is not None and key.data[1] < now:  # idle too long
@@ -298,6 +329,7 @@ class _Server(HTTPServer):
         except Exception:  # noqa: BLE001 - one client's trouble is not the server's
             self.handle_error(sock, addr)
         finally:
+            self._heads.pop(sock.fileno(), None)
             self.shutdown_request(sock)
 
     def handle_error(self, request: object, client_address: object) -> None:
@@ -322,7 +354,9 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.connection.settimeout(self.server.idle)
-        self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self.server.idle))
+        head = self.server._heads.pop(self.connection.fileno(), b"")
+        self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self.server.idle,
+                                                       head))
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # one line per request would drown the demo's and the tests' output
@@ -361,7 +395,9 @@ class _Handler(BaseHTTPRequestHandler):
             return "only format=json is served (a real SearxNG enables it in settings.yml)\n"
         pageno = params.get("pageno", "1")
         # isdigit() alone accepts "²" and other digits int() refuses.
-        if not (pageno.isascii() and pageno.isdigit() and 1 <= int(pageno) <= MAX_PAGENO):
+        # Length first: int() of thousands of digits raises (Python's int-digit limit).
+        if not (pageno.isascii() and pageno.isdigit() and len(pageno) <= 6
+                and 1 <= int(pageno) <= MAX_PAGENO):
             return f"pageno must be a whole number from 1 to {MAX_PAGENO}\n"
         q = params.get("q", "")
         if len(q) > MAX_QUERY_CHARS:

@@ -121,6 +121,15 @@ def test_no_fact(nlp: CoreNLP, sentence: str) -> None:
     assert not facts_of(nlp, None, sentence), sentence
 
 
+def test_relations_take_the_types_they_mean(nlp: CoreNLP) -> None:
+    """A person "released" from a contract has no release date; a work has."""
+    person = facts_of(nlp, None, "Micky Dolenz was released from his contract in 1970.")
+    assert not [f for f in person if f.relation == "released"], triples(person)
+    work = facts_of(nlp, "Headquarters (album)", "Headquarters is an album by the Monkees.",
+                    "It was released on May 22, 1967.")
+    assert ("Headquarters", "released", "1967-05-22") in triples(work)
+
+
 def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
     """"He", "It" and "The film" as a verb's subject are the page's subject."""
     person = triples(facts_of(nlp, "Scott Derrickson",

@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -74,10 +74,32 @@ def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
             continue
         spans = page.spans(sent, passage.text)
         for f in _sentence_facts(sent, spans, page):
+            if not _typed(f):
+                continue
             fact = _fact(f, passage.version_id, passage.start + sent.start,
                          passage.text[sent.start:sent.end], extractor)
             out.setdefault(fact.id, fact)
     return list(out.values())
+
+
+# What each relation's subject / entity object may be ("Dolenz was released" from a
+# contract is no release date of a work; "born in Kansas" needs a place).
+_SUBJECT_TYPES: dict[str, set[str]] = {
+    "born": {"PERSON"}, "died": {"PERSON"}, "born_in": {"PERSON"}, "died_in": {"PERSON"},
+    "married": {"PERSON"}, "released": {"MISC", "ORG"}, "directed_by": {"MISC"},
+    "written_by": {"MISC"}, "produced_by": {"MISC"}, "founded": {"ORG", "MISC", "PLACE"},
+    "founded_by": {"ORG", "MISC", "PLACE"}, "opened": {"ORG", "MISC", "PLACE"}}
+_OBJECT_TYPES: dict[str, set[str]] = {
+    "born_in": {"PLACE"}, "died_in": {"PLACE"}, "married": {"PERSON"},
+    "directed_by": {"PERSON"}, "written_by": {"PERSON"}, "produced_by": {"PERSON", "ORG"},
+    "founded_by": {"PERSON", "ORG"}, "located_in": {"PLACE", "ORG", "MISC"}}
+
+
+def _typed(r: _Read) -> bool:
+    subject = _SUBJECT_TYPES.get(r.relation)
+    obj = _OBJECT_TYPES.get(r.relation)
+    return (subject is None or r.subject.type in subject) and (
+        obj is None or r.obj is None or r.obj.type in obj)
 
 
 @dataclass

@@ -156,3 +156,29 @@ def test_a_record_the_server_refuses_is_that_records_problem(settings: Settings,
     assert "ArithmeticError" in problem.detail
     questions = {r["q"] for r in store.read("MATCH (q:Query) RETURN q.text AS q")}
     assert questions == {"Question 1?", "Question 3?"}
+
+
+def test_non_json_literals_and_unfetchable_schemes(store: Store, tmp_path: Path) -> None:
+    """Python's json reads NaN and Infinity, JSON has neither: each is its record's
+    problem (a NaN id used to fall back to a content key). A source URL no fetch will ever
+    take (file:, data:, gopher:, javascript:) is kept but warned about with its line."""
+    path = tmp_path / "literals.jsonl"
+    schemes = ["file:///etc/passwd", "data:text/html,hi", "gopher://ex.org/1",
+               "javascript:alert(1)"]
+    lines = [
+        json.dumps(good(1))[:-1] + ', "id": NaN}',
+        json.dumps(good(2))[:-1] + ', "score": Infinity}',
+        json.dumps(good(3))[:-1] + ', "score": -Infinity}',
+        json.dumps({**good(4), "sources": [{"id": i + 1, "url": u, "title": "t"}
+                                           for i, u in enumerate(schemes)]}),
+        json.dumps(good(5)),  # positive control
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    report = ingest(store, [path])
+    assert {p.line: p.reason for p in report.problems if p.fatal} == {
+        1: "malformed_json", 2: "malformed_json", 3: "malformed_json"}
+    assert "NaN is not a JSON value" in report.problems[0].detail
+    warned = [p for p in report.problems if not p.fatal]
+    assert [(p.line, p.reason) for p in warned] == [(4, "blocked_scheme")] * 4
+    assert all(u[:8] in p.detail for u, p in zip(schemes, warned, strict=True))
+    assert report.ingested == 2

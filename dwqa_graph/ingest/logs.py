@@ -154,8 +154,10 @@ def _sources(items: Any, raw: Raw, problems: list[Problem],
         try:
             check_scheme_and_host(src.url)
         except BlockedURL as exc:
-            if exc.reason == "invalid_url":  # kept: the fetch stage records it as such
-                problems.append(Problem(file=raw.file, line=raw.line, reason="invalid_url",
+            # Kept (the fetch stage records it as such), but said now, with its line: a
+            # file:, data:, gopher: or javascript: URL will never be fetched.
+            if exc.reason in ("invalid_url", "blocked_scheme"):
+                problems.append(Problem(file=raw.file, line=raw.line, reason=exc.reason,
                                         detail=f"sources[{i}].url: {exc.detail}", fatal=False))
         if src.id in sources:
             problems.append(Problem(file=raw.file, line=raw.line, reason="duplicate_source_id",

@@ -116,6 +116,12 @@ def _decode(data: bytes, file: str, first_line: int) -> tuple[str, list[Problem]
         return text, [Problem(file=file, line=line, reason="non_utf8", detail=detail, fatal=False)]
 
 
+def _not_json(literal: str) -> Any:
+    """Python's json reads NaN / Infinity / -Infinity; JSON has no such values (a NaN id
+    would silently become a content key)."""
+    raise RecordError("malformed_json", f"{literal} is not a JSON value")
+
+
 def parse_record(data: bytes, file: str, line: int) -> list[Raw | Problem]:
     """One record's bytes -> [Raw] or [problems...]; never raises for bad input."""
     if len(data) > MAX_RECORD_BYTES:
@@ -126,7 +132,8 @@ def parse_record(data: bytes, file: str, line: int) -> list[Raw | Problem]:
         deepest = _depth(text)
         if deepest > MAX_DEPTH:
             raise RecordError("too_deep", f"nested {deepest} deep (limit {MAX_DEPTH})")
-        value = json.loads(text, object_pairs_hook=_pairs, parse_int=_int64)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_int=_int64,
+                           parse_constant=_not_json)
         if _SURROGATE_ESCAPE.search(text):  # escaped pairs are fine; a lone half is not
             try:
                 json.dumps(value, ensure_ascii=False).encode("utf-8")

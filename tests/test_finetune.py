@@ -2,7 +2,7 @@
 
 Needs the fine-tuning environment (``scripts/finetune-env``; ``scripts/test`` installs it and
 sets DWQA_FINETUNE_PYTHON). Training steps are few so the suite stays fast; the note's
-numbers come from a full fine-tune (see the README)."""
+numbers come from a full fine-tune (see docs/evaluation.md)."""
 
 from __future__ import annotations
 

@@ -121,6 +121,15 @@ def test_no_fact(nlp: CoreNLP, sentence: str) -> None:
     assert not facts_of(nlp, None, sentence), sentence
 
 
+def test_a_line_is_never_part_of_the_next_lines_sentence(nlp: CoreNLP) -> None:
+    """A headline without a full stop above its lead is its own sentence: evidence spans
+    never carry it (extracted pages put paragraphs and headings on their own lines)."""
+    facts = facts_of(nlp, None, "Medieval bridge find puts tramway behind schedule",
+                     "The Valmora Transit Authority was founded on 23 November 2021.")
+    assert [f.evidence for f in facts] == [
+        "The Valmora Transit Authority was founded on 23 November 2021."]
+
+
 def test_relations_take_the_types_they_mean(nlp: CoreNLP) -> None:
     """A person "released" from a contract has no release date; a work has."""
     person = facts_of(nlp, None, "Micky Dolenz was released from his contract in 1970.")

@@ -9,6 +9,10 @@ Formats (``--format auto`` detects them per record):
   either flat or under ``response``.
 - ``hotpotqa``: HotpotQA items; each paragraph is a Document whose text is already known
   (a DocumentVersion), supporting facts become EVIDENCE towards the gold Answer.
+- ``otel`` / ``openinference``: OTLP JSON traces (OpenTelemetry GenAI conventions, or
+  OpenInference's as Phoenix and Langfuse write them), one seed graph per trace, its spans
+  gathered from all the records of the file; ``smolagents``: an agent's memory steps
+  (``traces.py`` says what is read).
 
 Bad input never stops a run: each problem is reported with file, line and reason and
 counted; a rejected record writes nothing, an accepted one is written whole (all of a
@@ -35,6 +39,13 @@ from dwqa_graph.errors import NotFoundError, UsageError
 from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.reader import MAX_RECORD_BYTES, Problem, Raw, read_records
 from dwqa_graph.ingest.steps import RuleStepParser, StepParser
+from dwqa_graph.ingest.traces import (
+    TraceCollector,
+    TraceError,
+    is_otlp,
+    is_smolagents,
+    smolagents_log,
+)
 from dwqa_graph.models import (
     AgentLog,
     AnswerNode,
@@ -52,8 +63,10 @@ from dwqa_graph.web.ssrf import BlockedURL, check_scheme_and_host
 __all__ = ["MAX_RECORD_BYTES", "MAX_TRANSCRIPT_CHARS", "IngestReport", "Problem", "Raw",
            "document_id", "ingest", "normalise", "normalise_url", "read_records"]
 
-Format = Literal["auto", "dwqa", "perplexica", "hotpotqa"]
-FORMATS: tuple[str, ...] = ("auto", "dwqa", "perplexica", "hotpotqa")
+Format = Literal["auto", "dwqa", "perplexica", "hotpotqa", "otel", "openinference",
+                 "smolagents"]
+FORMATS: tuple[str, ...] = ("auto", "dwqa", "perplexica", "hotpotqa", "otel", "openinference",
+                            "smolagents")
 
 #: A transcript longer than this is rejected rather than split into ~10^5 steps.
 MAX_TRANSCRIPT_CHARS = 1_000_000
@@ -73,6 +86,8 @@ class IngestReport(BaseModel):
 
     files: list[str]
     records: int = 0
+    traces: int = Field(0, description="OTLP traces assembled from the records' spans (each "
+                        "is then ingested or rejected like a record).")
     ingested: int = 0
     rejected: int = 0
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
@@ -109,6 +124,10 @@ def document_id(url: str) -> str:
 
 
 def detect_format(data: dict[str, Any]) -> str | None:
+    if is_otlp(data):
+        return "otel"  # or openinference: told apart per trace, by its attributes
+    if is_smolagents(data):
+        return "smolagents"
     if "context" in data and "supporting_facts" in data:
         return "hotpotqa"
     if "message" in data or isinstance(data.get("response"), dict):
@@ -251,7 +270,19 @@ def _hotpotqa(raw: Raw, data: dict[str, Any], dataset: str,
     )
 
 
-_NORMALISERS = {"dwqa": _dwqa, "perplexica": _perplexica, "hotpotqa": _hotpotqa}
+def _trace(raw: Raw, data: dict[str, Any], dataset: str, problems: list[Problem]) -> AgentLog:
+    """A trace already in the log shape (``traces.py``), ingested as its own format."""
+    log = _dwqa(raw, {k: v for k, v in data.items() if k != "_format"}, dataset, problems)
+    return log.model_copy(update={"format": data["_format"]})
+
+
+def _smolagents(raw: Raw, data: dict[str, Any], dataset: str,
+                problems: list[Problem]) -> AgentLog:
+    return _trace(raw, smolagents_log(data), dataset, problems)
+
+
+_NORMALISERS = {"dwqa": _dwqa, "perplexica": _perplexica, "hotpotqa": _hotpotqa,
+                "trace": _trace, "smolagents": _smolagents}
 
 
 def normalise(raw: Raw, fmt: str, dataset: str) -> tuple[AgentLog | None, list[Problem]]:
@@ -277,6 +308,8 @@ def normalise(raw: Raw, fmt: str, dataset: str) -> tuple[AgentLog | None, list[P
     except ValidationError as exc:
         problems.append(_validation_problem(raw, exc))
         return None, problems
+    except TraceError as exc:
+        return reject(exc.reason, exc.detail)
     except ValueError as exc:
         return reject("invalid_field", str(exc))
     return log, problems
@@ -403,6 +436,7 @@ class _Ingestion:
         self.batch: list[_Pending] = []
         self.batch_rows = 0
         self.seen: dict[str, str] = {}
+        self.spans = TraceCollector()
 
     def note(self, problem: Problem) -> None:
         (self.rejected if problem.fatal else self.warnings)[problem.reason] += 1
@@ -441,8 +475,8 @@ class _Ingestion:
                     self.reject(p.raw, "write_failed", f"{exc.code}: {exc.message}"[:200])
         self.batch, self.batch_rows = [], 0
 
-    def accept(self, item: Raw, name: str) -> None:
-        log, problems = normalise(item, self.fmt, name)
+    def accept(self, item: Raw, name: str, fmt: str | None = None) -> None:
+        log, problems = normalise(item, fmt or self.fmt, name)
         for problem in problems:
             self.note(problem)
         if log is None:
@@ -471,10 +505,29 @@ class _Ingestion:
             self.note(item)
             return
         self.report.records += 1
+        if self.fmt in ("otel", "openinference") or (self.fmt == "auto" and is_otlp(item.data)):
+            # A trace's spans may come in any record of the file: gathered until it ends.
+            for problem in self.spans.add(item):
+                self.note(problem)
+            return
         try:
             self.accept(item, name)
         except Exception as exc:  # noqa: BLE001 - one record never ends the run
             self.reject(item, *_failure(exc))
+
+    def end_file(self, name: str) -> None:
+        """Ingest the traces whose spans the file's records held (one seed graph each)."""
+        for item in self.spans.logs():
+            self.report.traces += 1
+            if isinstance(item, Problem):
+                self.report.rejected += 1
+                self.note(item)
+                continue
+            try:
+                self.accept(item, name, fmt="trace")
+            except Exception as exc:  # noqa: BLE001 - one trace never ends the run
+                self.reject(item, *_failure(exc))
+        self.spans = TraceCollector()
 
     def finish(self, started: float) -> IngestReport:
         self.flush()
@@ -518,4 +571,5 @@ def ingest(
                 run.read(item, dataset or path.stem)
                 if run.batch_rows >= flush_rows:
                     run.flush()
+            run.end_file(dataset or path.stem)
         return run.finish(started)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -207,6 +207,9 @@ class EvalReport(BaseModel):
     created_at: str
     n: int
     errors: int = Field(0, description="Items where the agent failed (scored 0).")
+    errors_by_reason: dict[str, int] = Field(
+        {}, description="The failures by reason: the error's first word (e.g. the react "
+                        "agent's no_action, blocked_url, tool_loop, step_limit).")
     status: Literal["ok", "failed"] = Field(
         "ok", description="'failed': the agent failed on every item or on more than "
                           "max_errors of them; scores are then empty, never a 0.000.")
@@ -346,6 +349,11 @@ def failure_reason(errors: int, n: int, max_errors: float = MAX_ERRORS) -> str |
     return None
 
 
+def _reason(error: str) -> str:
+    """An error's reason: its first word, before a colon or space (bounded)."""
+    return error.split(":", 1)[0].split(" ", 1)[0][:40] or "error"
+
+
 def report_for(preds: Sequence[Prediction], scorers: Sequence[str], *,
                max_errors: float = MAX_ERRORS, **fields: Any) -> EvalReport:
     """The run's summary. A failed run (see :func:`failure_reason`) keeps its error count
@@ -353,12 +361,15 @@ def report_for(preds: Sequence[Prediction], scorers: Sequence[str], *,
     if not preds:
         raise InputError("nothing to score: the item set is empty")
     errors = sum(p.error is not None for p in preds)
+    reasons = dict(sorted(Counter(_reason(p.error) for p in preds if p.error).items()))
     failure = failure_reason(errors, len(preds), max_errors)
     if failure is not None:
-        return EvalReport(n=len(preds), errors=errors, scorers=list(scorers), scores={},
-                          status="failed", failure=failure, max_errors=max_errors, **fields)
+        return EvalReport(n=len(preds), errors=errors, errors_by_reason=reasons,
+                          scorers=list(scorers), scores={}, status="failed", failure=failure,
+                          max_errors=max_errors, **fields)
     return EvalReport(
-        n=len(preds), errors=errors, scorers=list(scorers), max_errors=max_errors,
+        n=len(preds), errors=errors, errors_by_reason=reasons, scorers=list(scorers),
+        max_errors=max_errors,
         scores={s: summarise([p.score(s) for p in preds]) for s in scorers},
         by_pattern=_breakdown(preds, lambda p: p.pattern or "none", scorers),
         by_hops=_breakdown(preds, lambda p: p.hops if p.hops is not None else "none", scorers),

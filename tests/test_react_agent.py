@@ -1,0 +1,130 @@
+"""The tool-using web agent (``react:LLMSPEC``) against the project's real local web over
+loopback: a scripted chat model (its replies are the fixture tests/data/react_bridge.json)
+answers a bridge question in two searches and a fetch, with every search and page in the
+trace; each kind of bad reply ends its item with a counted reason while the run completes;
+and the real local model runs a small item set to the end."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from dwqa_graph.errors import AgentError
+from dwqa_graph.evaluation.agents import make_agent
+from dwqa_graph.evaluation.agents.baseline import WebPages, _endpoint_host
+from dwqa_graph.evaluation.agents.react import Bounds, ReactAgent
+from dwqa_graph.evaluation.evaluate import evaluate
+from dwqa_graph.graph.store import Store
+from dwqa_graph.llm import LLM
+from dwqa_graph.models import EvalItem
+from dwqa_graph.web.fetch import FetchOptions
+from dwqa_graph.web.localweb import LocalWeb, serve
+from dwqa_graph.web.search import SearxngClient
+
+from .conftest import DATA, scripted_model
+from .paths import EXAMPLES
+
+FIXTURE = json.loads((DATA / "react_bridge.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[LocalWeb]:
+    with serve(EXAMPLES / "web") as w:
+        yield w
+
+
+def agent(web: LocalWeb, replies: list[str], **bounds: float) -> ReactAgent:
+    replies = [r.replace("{WEB}", web.url) for r in replies]
+    options = FetchOptions(allow_hosts=_endpoint_host(web.url), timeout=10, deadline=10,
+                           retries=1, workers=1)
+    # No reply cache: a scripted model answers in order, whatever the prompt.
+    return ReactAgent("react:scripted", LLM(scripted_model(replies), use_cache=False),
+                      SearxngClient(web.url, timeout=10), WebPages(options),
+                      bounds=Bounds(**bounds))  # type: ignore[arg-type]
+
+
+def test_bridge_question_in_two_searches_and_a_fetch(web: LocalWeb, store: Store) -> None:
+    a = agent(web, FIXTURE["replies"])
+    reply = a.answer(FIXTURE["question"])
+    assert reply.error is None and reply.answer == FIXTURE["answer"]
+    searches = [s for s in reply.steps if s.startswith("search ")]
+    fetches = [s for s in reply.steps if s.startswith("fetch ")]
+    assert len(searches) == 2 and all("-> 0 results" not in s for s in searches)
+    assert len(fetches) == 1
+    [page] = reply.retrieved
+    assert page.url.startswith(web.url) and FIXTURE["answer"] in page.text  # what it read
+    # Through evaluate: scored, and the page it read is in the stored trace, where the
+    # run-time leakage check finds the answer.
+    from dwqa_graph.leakage.runtime import runtime_check
+
+    item = EvalItem(id="bridge", question=FIXTURE["question"], golds=[FIXTURE["answer"]],
+                    source="static", dataset="react-test")
+    report, preds = evaluate(store, agent(web, FIXTURE["replies"]), [item],
+                             target="static:react-test", scorers=["em"])
+    assert report.scores["em"].score == 1.0 and report.errors == 0
+    [stored] = store.read("MATCH (p:Prediction {id: $id})-[r:RETRIEVED]->(d:Document) "
+                          "RETURN d.url AS url, r.text AS text", {"id": preds[0].id})
+    assert stored["url"] == page.url and FIXTURE["answer"] in stored["text"]
+    # The run-time leakage check reads that trace (the page answers, but is no copy of the
+    # question-answer pair: not flagged).
+    check = runtime_check(store, report.run_id)
+    assert (check.predictions, check.flagged) == (1, 0)
+
+
+BAD = {
+    "no_action": ["I believe the answer is probably Valmora."],
+    "malformed_action": ["Action: browse: the tramway"],
+    "blocked_url": ["Action: fetch: http://169.254.169.254/latest/meta-data/"],
+    "tool_loop": ["Action: search: Valmora tramway", "Action: search: Valmora tramway"],
+    "step_limit": ["Action: search: Valmora tramway", "Action: search: Valmora council",
+                   "Action: search: Valmora bridge", "Action: search: Valmora opening"],
+}
+
+
+def test_bad_replies_end_their_item_with_a_counted_reason(web: LocalWeb,
+                                                          store: Store) -> None:
+    for reason, replies in BAD.items():
+        reply = agent(web, replies, steps=4).answer("When did the tramway open?")
+        assert reply.answer == "" and reply.error and reply.error.startswith(reason + ":"), \
+            (reason, reply.error)
+    # One run over all of them and a good item (concurrency 1: the scripted replies are
+    # taken in item order): the run completes, the failures are counted by reason.
+    replies = [r for rs in BAD.values() for r in rs] + FIXTURE["replies"]
+    items = [EvalItem(id=k, question="When did the tramway open?", golds=["x"],
+                      source="static", dataset="react-bad") for k in BAD]
+    items.append(EvalItem(id="ok", question=FIXTURE["question"], golds=[FIXTURE["answer"]],
+                          source="static", dataset="react-bad"))
+    report, preds = evaluate(store, agent(web, replies, steps=4), items,
+                             target="static:react-bad", scorers=["em"], concurrency=1,
+                             max_errors=1.0)
+    assert report.n == 6 and report.errors == 5
+    assert report.errors_by_reason == {r: 1 for r in BAD}
+    assert preds[-1].answer == FIXTURE["answer"]
+
+
+def test_spec_is_checked() -> None:
+    for bad in ("react:", "react:http://127.0.0.1:1/v1@steps=0",
+                "react:http://127.0.0.1:1/v1@colour=red"):
+        with pytest.raises(AgentError):
+            make_agent(bad)
+    with pytest.raises(AgentError, match="needs a Neo4j store"):
+        make_agent("react:http://127.0.0.1:1/v1")
+
+
+def test_real_local_model_runs_to_the_end(web: LocalWeb, llm_url: str) -> None:
+    """SmolLM2-135M follows the protocol poorly; whatever it does, every question ends
+    (an answer or a counted reason) within its bounds, with what it did in the trace."""
+    from dwqa_graph.evaluation.agents.react import REASONS
+
+    a = make_agent(f"react:{llm_url}@search={web.url},steps=3,deadline=60")
+    try:
+        for q in ("When did the Valmora Riverside Tramway open?",
+                  "Who founded Solvane Energy?"):
+            reply = a.answer(q)
+            assert reply.answer or (reply.error and reply.error.split(":")[0] in REASONS), \
+                reply.error
+            assert reply.steps[0].startswith("react:") and len(reply.steps) >= 2
+    finally:
+        a.close()

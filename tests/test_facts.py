@@ -130,6 +130,24 @@ def test_a_line_is_never_part_of_the_next_lines_sentence(nlp: CoreNLP) -> None:
         "The Valmora Transit Authority was founded on 23 November 2021."]
 
 
+def test_sentences_glued_by_a_lost_space_are_read_apart(nlp: CoreNLP) -> None:
+    from dwqa_graph.facts.stage import passages, read_versions
+
+    text = ("A Wrong Way to Love is a 1969 Italian drama film.It was directed by Fernando "
+            "Di Leo.It stars Nieves Navarro and Lea Lander. It was shot by John G.Blystone.")
+    cuts = [p.text for p in passages("v", text)]
+    assert cuts[:3] == ["A Wrong Way to Love is a 1969 Italian drama film.",
+                        "It was directed by Fernando Di Leo.",
+                        "It stars Nieves Navarro and Lea Lander. It was shot by John "
+                        "G.Blystone."]  # an initial is no glue
+    [(_, facts, _)] = read_versions(nlp, [{"id": "v", "title": "A Wrong Way to Love",
+                                           "text": text, "claims": []}], "t")
+    assert not isinstance(facts, LanguageError)
+    directors = {f.object.name for f in facts if f.relation == "directed_by" and f.object}
+    assert directors == {"Fernando Di Leo"}
+    assert all(text[f.start:f.end] == f.evidence for f in facts)
+
+
 def test_relations_take_the_types_they_mean(nlp: CoreNLP) -> None:
     """A person "released" from a contract has no release date; a work has."""
     person = facts_of(nlp, None, "Micky Dolenz was released from his contract in 1970.")

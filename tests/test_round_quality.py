@@ -252,6 +252,17 @@ def test_batching_does_not_change_the_round(store: Store,
     for k in ("rejected_by_reason", "check_rejections", "check_pass_rates", "no_item_reasons",
               "attempts", "patterns", "theta_hash"):
         assert getattr(default, k) == getattr(small, k), k
+    # Batches bounded in claims (rows), not only graphs: the same round again.
+    monkeypatch.setattr(round_mod, "FIRST_BATCHES", (100, 100))
+    monkeypatch.setattr(round_mod, "EVIDENCE_BATCH", 100)
+    weights = {r["id"]: r["claims"] for r in store.query("rounds/graph_ids", dataset=None,
+                                                            ids=None)}
+    monkeypatch.setattr(round_mod, "EVIDENCE_CLAIMS", 30)
+    batches = round_mod._id_batches(store, None, None)
+    assert len(batches) > 3 and sum(map(len, batches)) == len(weights)
+    assert all(sum(weights[q] for q in b) <= 30 or len(b) == 1 for b in batches)
+    bounded = new_round(store, seed=7, generator=RuleGenerator(), previous=0)
+    assert _items(store, default.round) == _items(store, bounded.round)
     # positive control: another round seed gives other items
     other = new_round(store, seed=8, generator=RuleGenerator(), previous=0)
     assert _items(store, other.round) != _items(store, default.round)

@@ -104,19 +104,30 @@ class RoundReport(BaseModel):
 #: generation starts as soon as the first batch is in, while the rest loads.
 EVIDENCE_BATCH = 100
 FIRST_BATCHES = (25, 50)
+#: Claims one evidence transaction may read (a bound in rows, not in graphs: 100 graphs of
+#: full Wikipedia pages are ~30,000 claims, and five rounds at once exhausted the server's
+#: transaction memory). A graph above it is read alone.
+EVIDENCE_CLAIMS = 20_000
 
 
 def _id_batches(store: Store, dataset: str | None, ids: list[str] | None) -> list[list[str]]:
-    if ids is None:
-        ids = [r["id"] for r in store.query("rounds/graph_ids", dataset=dataset)]
+    rows = store.query("rounds/graph_ids", dataset=dataset, ids=ids)
+    weight = {r["id"]: int(r["claims"]) for r in rows}
+    order = ids if ids is not None else [r["id"] for r in rows]
+    sizes = itertools.chain(FIRST_BATCHES, itertools.repeat(EVIDENCE_BATCH))
     batches: list[list[str]] = []
-    i = 0
-    for size in itertools.chain(FIRST_BATCHES, itertools.repeat(EVIDENCE_BATCH)):
-        if i >= len(ids):
-            return batches
-        batches.append(ids[i:i + size])
-        i += size
-    return batches  # not reached: the sizes repeat for ever
+    batch: list[str] = []
+    size, claims = next(sizes), 0
+    for qid in order:
+        w = weight.get(qid, 0)
+        if batch and (len(batch) >= size or claims + w > EVIDENCE_CLAIMS):
+            batches.append(batch)
+            batch, claims, size = [], 0, next(sizes)
+        batch.append(qid)
+        claims += w
+    if batch:
+        batches.append(batch)
+    return batches
 
 
 class _GCPause:

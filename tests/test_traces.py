@@ -220,12 +220,15 @@ def test_bad_traces_are_counted_reasons(store: Store, tmp_path: Path) -> None:
         json.dumps(_otlp(no_docs)), json.dumps(_otlp(no_question)),
         json.dumps({"resourceSpans": "not a list"}), json.dumps(_otlp(good)),
         json.dumps({"steps": [{"model_output": "thinking, no task", "tool_calls": []}]}),
+        json.dumps(_otlp([_span("gg77", "g0", "", "r", 1, {
+            "gen_ai.operation.name": "retrieval", "gen_ai.input.messages": "q?",
+            "gen_ai.retrieval.documents": 42})])),  # a number where a list belongs
     ]) + "\n")
     report = ingest(store, [path])
-    assert report.traces == 3 and report.ingested == 1, report.problems
-    assert report.rejected_by_reason == {"no_documents": 1, "no_question": 2}
+    assert report.traces == 4 and report.ingested == 1, report.problems
+    assert report.rejected_by_reason == {"no_documents": 2, "no_question": 2}
     lines = {p.reason: p.line for p in report.problems if p.fatal}
-    assert lines["no_documents"] == 1 and lines["no_question"] in (2, 5)
+    assert lines["no_documents"] in (1, 6) and lines["no_question"] in (2, 5)
 
 
 def test_span_bounds(monkeypatch: pytest.MonkeyPatch, store: Store, tmp_path: Path) -> None:

@@ -323,8 +323,8 @@ def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
         elif kind_of == "retrieval":
             query = str(a.get("gen_ai.retrieval.query.text")
                         or _io_text(a.get("input.value"), "user") or "")
-            docs = [d for d in (_doc(x) for x in _json(a.get("gen_ai.retrieval.documents"))
-                                or []) if d] if a.get("gen_ai.retrieval.documents") else []
+            listed = _json(a.get("gen_ai.retrieval.documents"))
+            docs = [d for d in map(_doc, listed) if d] if isinstance(listed, list) else []
             n = 0
             while f"retrieval.documents.{n}.document.id" in a or \
                     f"retrieval.documents.{n}.document.content" in a:
@@ -366,7 +366,9 @@ def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
 # -- smolagents ----------------------------------------------------------------------------
 def smolagents_log(data: dict[str, Any]) -> dict[str, Any]:
     """A smolagents memory dump -> a log record (see the module docstring)."""
-    steps = [s for s in data.get("steps", []) if isinstance(s, dict)]
+    if not isinstance(data.get("steps"), list):
+        raise TraceError("invalid_field", "steps: expected a list of memory steps")
+    steps = [s for s in data["steps"] if isinstance(s, dict)]
     question = next((str(s["task"]).strip() for s in steps if isinstance(s.get("task"), str)),
                     "")
     if not question:

@@ -148,6 +148,23 @@ def test_sentences_glued_by_a_lost_space_are_read_apart(nlp: CoreNLP) -> None:
     assert all(text[f.start:f.end] == f.evidence for f in facts)
 
 
+def test_year_spans_of_other_people_are_no_lifespans(nlp: CoreNLP) -> None:
+    """On a World Cup page, "(1970–1974)" after a player is a career; a list of people with
+    spans is a list. The page's own subject keeps its lifespan, and full dates anyone's."""
+    page = "FIFA World Cup"
+    assert not facts_of(nlp, page, "West Germany's Gerd Müller (1970–1974) is third, with "
+                                   "14 goals.")
+    listed = facts_of(nlp, page, "Five players share the record: Mexico's Antonio Carbajal "
+                                 "(1950–1966) and Germany's Lothar Matthäus (1982–1998).")
+    assert not [f for f in listed if f.relation in ("born", "died")], triples(listed)
+    own = triples(facts_of(nlp, "Gerd Müller", "Gerd Müller (1945–2021) was a German "
+                                               "footballer."))
+    assert {("Gerd Müller", "born", "1945"), ("Gerd Müller", "died", "2021")} <= own
+    other = triples(facts_of(nlp, "Plan 9", "Edward Davis Wood Jr. (October 10, 1924 – "
+                                            "December 10, 1978) wrote it."))
+    assert ("Edward Davis Wood Jr", "born", "1924-10-10") in other
+
+
 def test_relations_take_the_types_they_mean(nlp: CoreNLP) -> None:
     """A person "released" from a contract has no release date; a work has."""
     person = facts_of(nlp, None, "Micky Dolenz was released from his contract in 1970.")

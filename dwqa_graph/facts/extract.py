@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -347,7 +347,13 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
 def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
     """A person's dates in brackets right after the name: "Edward Davis Wood Jr. (October
     10, 1924 – December 10, 1978) was ..." is born and died; anything else in the brackets
-    (a place, a third date, "c.", "fl.") makes it no fact."""
+    (a place, a third date, "c.", "fl.") makes it no fact. Years alone are a lifespan only
+    for the page's own subject ("Gerd Müller (1970–1974) is third" on a World Cup page is a
+    career), and a sentence that brackets several people's dates is a list, not a lead."""
+    bracketed = [s for s in spans if s.type == "PERSON" and s.last + 1 <= len(sent.tokens)
+                 and sent.token(s.last + 1).word == "("]
+    if len(bracketed) > 1:
+        return
     for s in spans:
         if s.type != "PERSON" or s.last + 1 > len(sent.tokens):
             continue
@@ -364,6 +370,8 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         if len(dates) != 2 or rest:
             continue
         born, died = date_value(dates[0].norm), date_value(dates[1].norm)
+        if born and died and "year" in (born.precision, died.precision) and not s.is_subject:
+            continue
         if born and died and born.year < died.year:
             yield _Read("born", "bear", s, date=born)
             yield _Read("died", "die", s, date=died)

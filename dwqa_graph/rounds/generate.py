@@ -25,7 +25,7 @@ from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.causes import question_effect, split_cause
 from dwqa_graph.rounds.kinds import PARALLEL_EVENTS
-from dwqa_graph.rounds.sampling import Pattern, Pick, Sample
+from dwqa_graph.rounds.sampling import Pick, Sample
 from dwqa_graph.text import clean
 
 RULE_GENERATOR_VERSION = "5"
@@ -41,9 +41,12 @@ class UsedClaim(BaseModel):
 class QACandidate(BaseModel):
     question: str
     answer: str
-    pattern: Pattern
+    pattern: str = Field(description="A claim pattern (sampling.PATTERNS) or a fact-path "
+                         "form (paths.FORMS).")
     hops: int
     used_claims: list[UsedClaim]
+    used_facts: list[str] = Field(default_factory=list,
+                                  description="Fact ids, in path order (fact-path items).")
     generator: str
     detail: dict[str, Any] = Field(default_factory=dict,
                                    description="Values the answer was computed from.")

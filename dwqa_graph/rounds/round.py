@@ -32,6 +32,7 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
+from dwqa_graph.rounds.path_generate import PathDraw, PathGenerator, path_round, set_quality
 from dwqa_graph.rounds.sampling import (
     Sample,
     SampleConfig,
@@ -95,6 +96,9 @@ class RoundReport(BaseModel):
     check_pass_rates: dict[str, float] = Field(
         default_factory=dict, description="Share of checked candidates each check passed.")
     checks_seconds: float = Field(0.0, description="Time spent in the rubric checks (CPU).")
+    set_quality: dict[str, Any] | None = Field(
+        None, description="Set-level numbers of a fact-path round (path_generate.set_quality):"
+        " two-option share, answer types, relations, phrasings, median K, collision bound.")
     closed_book: str | None = Field(
         None, description="The model the closed-book check asked (None: not run).")
 
@@ -177,11 +181,16 @@ def load_graphs(store: Store, t: int, dataset: str | None = None,
                                          _id_batches(store, dataset, ids)) for g in graphs]
 
 
-def _item_row(t: int, round_seed: int, th: str, s: Sample, qa: QACandidate) -> dict[str, Any]:
+def _item_row(t: int, round_seed: int, th: str, s: Sample | PathDraw,
+              qa: QACandidate) -> dict[str, Any]:
     item_id = stable_id(s.query_id, round_seed, th, qa.question, qa.answer)
-    return {"t": t, "id": item_id, "query_id": s.query_id,
-            "claims": [u.claim_id for u in qa.used_claims],
-            "props": {"id": item_id, "question": qa.question, "answer": qa.answer,
+    # a fact-path item USES its facts (each carries its evidence sentence), not claims
+    claims = [] if qa.used_facts else [u.claim_id for u in qa.used_claims]
+    extra = {k: qa.detail[k] for k in ("answer_type", "two_option", "phrasing")
+             if k in qa.detail}
+    return {"t": t, "id": item_id, "query_id": s.query_id, "claims": claims,
+            "facts": qa.used_facts,
+            "props": {**extra, "id": item_id, "question": qa.question, "answer": qa.answer,
                       "pattern": qa.pattern, "hops": qa.hops, "generator": qa.generator,
                       "theta_hash": th, "r": str(s.r), "attempt": s.attempt,
                       "detail": json.dumps(qa.detail, sort_keys=True),
@@ -487,14 +496,23 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generato
     th = theta_hash(theta)
     report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th,
                          closed_book=probe.id if probe else None)
-    link_entities(store)  # claims extracted since the last round join the entity layer
     t0 = time.perf_counter()
 
     def load_texts(ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
 
-    graphs, done, failed = asyncio.run(_pipeline(store, t, dataset, cfg, generator, seed,
-                                                 judge_llm, probe, report, load_texts))
+    graphs: list[Any]
+    done: list[tuple[Any, QACandidate]]
+    if isinstance(generator, PathGenerator):
+        graphs, done, failed, stats = path_round(store, t, dataset, cfg, generator, seed,
+                                                 load_texts)
+        report.graphs, report.attempts = len(graphs), stats["attempts"]
+        report.rejected_by_reason = stats["rejected"]
+        report.set_quality = set_quality([qa for _, qa in done], stats["pool"])
+    else:
+        link_entities(store)  # claims extracted since the last round join the entity layer
+        graphs, done, failed = asyncio.run(_pipeline(store, t, dataset, cfg, generator, seed,
+                                                     judge_llm, probe, report, load_texts))
     report.generation_seconds = round(time.perf_counter() - t0, 3)
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),
@@ -528,7 +546,8 @@ def _quality(report: RoundReport) -> dict[str, Any]:
             "no_item_reasons": report.no_item_reasons,
             "check_rejections": report.check_rejections,
             "check_pass_rates": report.check_pass_rates, "attempts": report.attempts,
-            "closed_book": report.closed_book}
+            "closed_book": report.closed_book,
+            **({"set": report.set_quality} if report.set_quality is not None else {})}
 
 
 def list_rounds(store: Store) -> list[dict[str, Any]]:

@@ -1,10 +1,10 @@
-// Claim reuse between consecutive rounds: per pair (prev, next), how many of round next's
+// Claim (or fact) reuse between consecutive rounds: per pair (prev, next), how many of round next's
 // items use at least one claim (any_reused) / only claims (all_reused) that some item of
 // round prev used. Parameters: $pairs = [{prev, next}].
 UNWIND $pairs AS p
 MATCH (:Round {t: p.next})-[:CONTAINS]->(i:QAItem)
 CALL (i, p) {
-  MATCH (i)-[:USES]->(c:Claim)
+  MATCH (i)-[:USES]->(c:Claim|Fact)
   CALL (c, p) {
     OPTIONAL MATCH (c)<-[:USES]-(j:QAItem)<-[:CONTAINS]-(:Round {t: p.prev})
     RETURN count(j) > 0 AS seen

@@ -5,6 +5,7 @@ MATCH (v:DocumentVersion {id: row.version_id})
 MATCH (s:NamedEntity {id: row.subject_id})
 MERGE (f:Fact {id: row.props.id})
 SET f += row.props
+REMOVE f.retired
 MERGE (f)-[:SUBJECT]->(s)
 MERGE (f)-[:READ_FROM]->(v)
 WITH f, row

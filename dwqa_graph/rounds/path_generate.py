@@ -1,0 +1,229 @@
+"""Stage 4b (fact paths) — the ``paths`` generator: one item per seed graph from its paths.
+
+For each seed graph: draw a path with r_i,t (``paths.draw``, under the round's reuse rule),
+word it (``render.render``), check it, and redraw with the next attempt number until one
+passes. No model: the answer is computed from the facts. The checks are the rubric's
+text checks (``checks.self_contained``, ``checks.not_verbatim``) and what a path item can
+get wrong beyond them:
+
+- ``answer_in_question``: the answer is named in the question;
+- ``no_shortcut``: one evidence sentence holds the answer and everything the question
+  names (or, for a difference, both years): one span answers it, so it is not multi-hop;
+- ``seed_question``: it re-asks the seed question (same answer, same subject).
+
+Answer uniqueness in the graph is the path queries' (``cypher/paths/``).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from dwqa_graph.evaluation.scoring import normalize_answer
+from dwqa_graph.graph.store import Store
+from dwqa_graph.registry import GENERATORS
+from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
+from dwqa_graph.rounds.generate import QACandidate, UsedClaim
+from dwqa_graph.rounds.paths import (
+    FORMS,
+    Path,
+    PathGraph,
+    draw,
+    form_params,
+    load_path_graphs,
+)
+from dwqa_graph.rounds.render import (
+    CHOICE_SHARE,
+    TEMPLATES_VERSION,
+    Rendered,
+    Unworded,
+    render,
+)
+from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
+
+PATH_GENERATOR_VERSION = "1"
+
+
+class PathDraw:
+    """What ``_item_row`` and the snapshot read of a draw (the claim generators' Sample)."""
+
+    def __init__(self, query_id: str, r: int, attempt: int, path: Path) -> None:
+        self.query_id, self.r, self.attempt, self.path = query_id, r, attempt, path
+
+
+class PathGenerator:
+    """Fact paths worded by relation templates (``rounds/render.py``); no model."""
+
+    name = "paths"
+    draws_paths = True
+
+    def theta(self) -> dict[str, Any]:
+        return {"generator": "paths", "version": PATH_GENERATOR_VERSION,
+                "templates": TEMPLATES_VERSION, "forms": list(FORMS),
+                "relations": form_params(), "choice_share": CHOICE_SHARE}
+
+    def candidate(self, g: PathGraph, path: Path, rendered: Rendered) -> QACandidate:
+        used = []
+        for f in path.facts:
+            doc = g.document_of(f.version_id)
+            if f.claim_id and doc is not None:
+                used.append(UsedClaim(bucket="", document_id=doc.document_id,
+                                      claim_id=f.claim_id, claim=f.evidence))
+        docs = {f.version_id for f in path.facts}
+        return QACandidate(
+            question=rendered.question, answer=rendered.answer, pattern=rendered.pattern,
+            hops=len(path.facts), used_claims=used, used_facts=[f.id for f in path.facts],
+            generator=f"paths-{PATH_GENERATOR_VERSION}",
+            detail={**rendered.detail, "answer_type": rendered.answer_type,
+                    "two_option": rendered.two_option, "phrasing": rendered.phrasing,
+                    "options": rendered.options, "documents": len(docs),
+                    "facts": [f"{f.subject} | {f.relation} | "
+                              f"{f.object or f.date or f.when or f.value}"
+                              for f in path.facts]})
+
+
+@GENERATORS.register("paths", summary="questions from fact paths (bridge, intersection, "
+                     "linked comparison, temporal); no model; needs `dwqa facts`")
+def path_generator(llm: object = None, min_buckets: int = 2) -> PathGenerator:
+    return PathGenerator()
+
+
+# -- checks ------------------------------------------------------------------------------
+def _has(text: str, name: str) -> bool:
+    """``name`` occurs in ``text`` as whole words (a possessive counts: "Titanic's")."""
+    n = normalize_answer(name)
+    plain = text.replace("'s ", " ").replace("\u2019s ", " ")
+    return bool(n) and f" {n} " in f" {normalize_answer(plain)} "
+
+
+def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) -> list[str]:
+    spans = [f.evidence for f in path.facts]
+    x = CheckInput(question=r.question, answer=r.answer, pattern=r.pattern, spans=spans,
+                   documents=[texts[v] for v in dict.fromkeys(f.version_id for f in path.facts)
+                              if v in texts])
+    problems = [p for p in (self_contained(x), not_verbatim(x)) if p]
+    if r.answer_type in ("entity", "date") and _has(r.question, r.answer):
+        problems.append("answer_in_question")
+    # the facts the question is computed from (not the link facts of a comparison)
+    core = path.facts[:2]
+    if r.answer_type == "number" or r.two_option:
+        years = [str(y) for y in r.detail.get("years", [])]
+        if years and any(all(y in f.evidence for y in years) for f in path.facts):
+            problems.append("no_shortcut")
+        # a span that states the computed number ("died at the age of 55")
+        number = r.answer.split()[0]
+        if r.answer_type == "number" and any(_has(f.evidence, number) for f in path.facts):
+            problems.append("no_shortcut")
+    else:
+        answer_text = r.answer if r.answer_type == "entity" else r.answer[-4:]
+        for f in core:
+            if _has(f.evidence, answer_text) and all(_has(f.evidence, a) for a in r.anchors):
+                problems.append("no_shortcut")
+                break
+    if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
+            _has(g.question, a) for a in r.anchors):
+        problems.append("seed_question")
+    return list(dict.fromkeys(problems))
+
+
+# -- the round ---------------------------------------------------------------------------
+def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> tuple[set[str], bool]:
+    """The facts a draw may not use, and whether it may use only previous ones ('prefer'):
+    the claim generators' reuse rule (``sampling.steer``) over facts."""
+    prev = cfg.previous_claims
+    if cfg.reuse == "allow" or not prev:
+        return set(), False
+    if cfg.reuse_share < 1.0 and random.Random(f"{r}:reuse").random() >= cfg.reuse_share:
+        return set(), False
+    if cfg.reuse == "prefer":
+        return set(), True
+    if cfg.reuse == "avoid" and attempt >= max(1, cfg.attempts // 2):
+        return set(), False
+    return set(prev), False
+
+
+def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> Path | None:
+    banned, only_previous = _exclude(g, cfg, r, attempt)
+    if only_previous:
+        reused = g.model_copy(update={"paths": [
+            p for p in g.paths if all(f.id in cfg.previous_claims for f in p.facts)]})
+        return draw(reused, r, attempt) or draw(g, r, attempt)
+    got = draw(g, r, attempt, exclude=banned)
+    if got is None and cfg.reuse == "avoid" and banned:
+        return draw(g, r, attempt)
+    return got
+
+
+def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
+               gen: PathGenerator, round_seed: int,
+               load_texts: Callable[[list[str]], dict[str, str]],
+               ) -> tuple[list[PathGraph], list[tuple[PathDraw, QACandidate]],
+                          dict[str, list[str]], dict[str, Any]]:
+    """One item per seed graph from its path pool; also the round's counts (rejections,
+    attempts, pool sizes)."""
+    graphs = load_path_graphs(store, t, dataset)
+    done: list[tuple[PathDraw, QACandidate]] = []
+    failed: dict[str, list[str]] = {}
+    rejected: Counter[str] = Counter()
+    attempts = 0
+    for g in graphs:
+        r = graph_seed(round_seed, g.query_id)
+        reasons: list[str] = []
+        texts: dict[str, str] = {}
+        for attempt in range(cfg.attempts):
+            path = _draw(g, cfg, r, attempt)
+            if path is None:
+                reasons.append("no_path" if not g.paths else
+                               "no_fresh_path" if attempt == 0 else "paths_exhausted")
+                break
+            attempts += 1
+            try:
+                rendered = render(path, random.Random(f"{r}:{attempt}"))
+            except Unworded as exc:
+                reasons.append(exc.reason)
+                rejected[exc.reason] += 1
+                continue
+            missing = sorted({f.version_id for f in path.facts} - set(texts))
+            if missing:
+                texts.update(load_texts(missing))
+            problems = path_problems(g, path, rendered, texts)
+            if problems:
+                reasons += problems
+                rejected.update(problems)
+                continue
+            qa = gen.candidate(g, path, rendered)
+            qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
+            done.append((PathDraw(g.query_id, r, attempt, path), qa))
+            break
+        else:
+            reasons.append("attempts_exhausted")
+        if not done or done[-1][0].query_id != g.query_id:
+            failed[g.query_id] = reasons
+    stats = {"attempts": attempts, "rejected": dict(sorted(rejected.items())),
+             "pool": [len(g.paths) for g in graphs]}
+    return graphs, done, failed, stats
+
+
+def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> dict[str, Any]:
+    """A round's set-level numbers (QUALITY.md "What a set needs"): two-option share, answer
+    types, forms, relations, distinct phrasings, the median pool K over its seed graphs and
+    the collision bound t(t-1)/(2K) at ``horizon`` rounds for that K (J = K: evidence
+    unchanged between rounds, the worst case)."""
+    n = len(items)
+    k = statistics.median(pool) if pool else 0
+    return {
+        "two_option_share": round(sum(bool(q.detail.get("two_option")) for q in items) / n, 4)
+        if n else 0.0,
+        "answer_types": dict(sorted(Counter(str(q.detail.get("answer_type"))
+                                            for q in items).items())),
+        "relations": dict(sorted(Counter(
+            f.split(" | ")[1] for q in items for f in q.detail.get("facts", [])).items())),
+        "phrasings": len({q.detail.get("phrasing") for q in items}),
+        "median_k": k,
+        "collision_bound": {"rounds": horizon,
+                            "bound": round(min(1.0, horizon * (horizon - 1) / (2 * k)), 4)
+                            if k else 1.0},
+    }

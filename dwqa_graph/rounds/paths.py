@@ -1,0 +1,210 @@
+"""Stage 4a (fact paths) — the candidates of a seed graph are paths over its typed facts.
+
+A candidate is a small connected set of facts (``facts/``) whose answer is unique in the
+seed graph, enumerated in Cypher (``cypher/paths/*.cypher``), one query per form:
+
+- ``bridge``: a fact of A whose object is B, then a fact of B, asked naming A only
+  ("In what year was the director of Titanic born?");
+- ``intersection``: the one entity with a named clue and a dated clue from another document
+  ("What did James Cameron direct that was released in 1997?");
+- ``comparison``: the same dated relation of two subjects that share a named link (same
+  director, band, birthplace; married), never two strangers of one type;
+- ``temporal``: two dated facts of one subject, or a maker's birth and their work's date.
+
+The pool of a graph is every such path; round t draws one with r_i,t (``draw``), and fresh
+rounds skip the paths that use a fact round t-1's items used. Which relations each form
+takes is fixed here, and ``rounds/render.py`` words every one of them (a test checks).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from dwqa_graph.graph.store import Store
+
+Form = Literal["bridge", "intersection", "comparison", "temporal"]
+FORMS: tuple[Form, ...] = ("bridge", "intersection", "comparison", "temporal")
+
+#: Bridge: the first hop names B through A ("the director of A"); a relation is a first hop
+#: only when it has one object in the world ("founded by", "member of", "married" have
+#: several: "the founder of Tesla" is not one person).
+BRIDGE_FIRST = ("directed_by", "written_by", "born_in", "died_in")
+BRIDGE_SECOND = ("born", "died", "founded", "opened", "released", "born_in", "died_in",
+                 "directed_by", "written_by")
+#: Intersection: a clue with few subjects per object in the world (one director's films,
+#: one band's members), and a dated clue that picks one of them.
+INTERSECTION_CLUES = ("directed_by", "written_by", "member_of", "founded_by")
+INTERSECTION_DATED = ("released", "born", "died", "founded")
+#: Comparison: the shared object that links two subjects (same director, band, birthplace),
+#: or a relation from one subject to the other.
+COMPARISON_LINKS = ("directed_by", "written_by", "member_of", "born_in", "founded_by")
+COMPARISON_DIRECT = ("married",)
+COMPARISON_DATED = ("born", "died", "released", "founded")
+#: Temporal, one subject: (first, second) relation pairs. The second may be an entity fact
+#: with its stated year ("won the award in 2016").
+TEMPORAL_PAIRS = (("born", "died"), ("born", "won"), ("born", "married"),
+                  ("born", "member_of"), ("founded", "opened"), ("released", "won"))
+#: Temporal, linked: a maker's birth and the date of the work or organisation.
+TEMPORAL_MAKERS = ("directed_by", "written_by", "founded_by")
+TEMPORAL_WORKS = ("released", "founded")
+
+
+class PathFact(BaseModel):
+    """A fact as a path carries it: what the question is worded from and its evidence."""
+
+    id: str
+    relation: str
+    verb: str = ""
+    subject_id: str
+    subject: str
+    subject_type: str
+    object_id: str | None = None
+    object: str | None = None
+    object_type: str | None = None
+    date: str | None = None
+    year: int | None = None
+    precision: str | None = None
+    value: float | None = None
+    unit: str | None = None
+    when: str | None = None
+    approximate: bool | None = False
+    evidence: str
+    start: int
+    end: int
+    version_id: str
+    claim_id: str | None = None
+
+    @property
+    def the_year(self) -> int | None:
+        """The fact's year: its date's, or the year stated for an entity fact."""
+        if self.year is not None:
+            return self.year
+        if self.when and self.when[:4].isdigit():
+            return int(self.when[:4])
+        return None
+
+
+class Path(BaseModel):
+    form: Form
+    facts: list[PathFact] = Field(description="In the form's order (bridge: A's fact, then "
+                                  "B's; comparison: the two dated facts, then the links).")
+    link: str | None = Field(None, description="The linking entity's id, if any.")
+    others: int | None = Field(None, description="Intersection: the graph's other entities "
+                               "with the first clue alone.")
+    across_documents: bool = True
+
+    @property
+    def key(self) -> str:
+        """The candidate's identity: its form and facts (the same facts in another round is
+        the same candidate, for freshness and the collision statistics)."""
+        return self.form + ":" + ",".join(sorted(f.id for f in self.facts))
+
+
+class DocRef(BaseModel):
+    document_id: str
+    url: str
+    title: str | None = None
+    version_id: str
+
+
+class PathGraph(BaseModel):
+    query_id: str
+    question: str
+    evidence_round: int
+    documents: list[DocRef]
+    answers: list[str] = Field(default_factory=list, description="The seed's own answers.")
+    paths: list[Path] = Field(default_factory=list)
+
+    def document_of(self, version_id: str) -> DocRef | None:
+        return next((d for d in self.documents if d.version_id == version_id), None)
+
+
+def form_params() -> dict[str, dict[str, Any]]:
+    """Each form's query and the relations it takes."""
+    return {
+        "bridge": {"first": list(BRIDGE_FIRST), "second": list(BRIDGE_SECOND)},
+        "intersection": {"clues": list(INTERSECTION_CLUES),
+                         "dated": list(INTERSECTION_DATED)},
+        "comparison": {"links": list(COMPARISON_LINKS), "direct": list(COMPARISON_DIRECT),
+                       "dated": list(COMPARISON_DATED)},
+        "temporal": {"pairs": [list(p) for p in TEMPORAL_PAIRS],
+                     "makers": list(TEMPORAL_MAKERS), "works": list(TEMPORAL_WORKS)},
+    }
+
+
+def path_rows(store: Store, graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every form's candidate rows for ``graphs`` ([{query_id, versions}]): query_id, form,
+    facts (ids), link, across_documents (and others, for intersections)."""
+    rows: list[dict[str, Any]] = []
+    for form, params in form_params().items():
+        rows += store.query(f"paths/{form}", graphs=graphs, **params)
+    return rows
+
+
+def pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, int]:
+    """K per entry of ``graphs``: the number of distinct path candidates."""
+    k = {g["query_id"]: 0 for g in graphs}
+    for row in path_rows(store, graphs):
+        k[row["query_id"]] += 1
+    return k
+
+
+#: Seed graphs per path query (the facts of 100 full pages are ~20,000 rows).
+PATH_BATCH = 100
+
+
+def load_path_graphs(store: Store, t: int, dataset: str | None = None,
+                     ids: list[str] | None = None) -> list[PathGraph]:
+    """The seed graphs as of round ``t`` with their path candidates."""
+    out: list[PathGraph] = []
+    heads = store.query("paths/graphs", t=t, dataset=dataset, ids=ids)
+    for i in range(0, len(heads), PATH_BATCH):
+        batch = heads[i:i + PATH_BATCH]
+        graphs = [{"query_id": h["query_id"],
+                   "versions": [d["version_id"] for d in h["documents"]]} for h in batch]
+        rows = path_rows(store, graphs)
+        wanted = sorted({f for r in rows for f in r["facts"]})
+        versions = sorted({v for g in graphs for v in g["versions"]})
+        facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
+                 for r in store.query("paths/facts", versions=versions)
+                 if r["id"] in set(wanted)}
+        by_graph: dict[str, list[Path]] = {}
+        for r in rows:
+            if all(f in facts for f in r["facts"]):
+                by_graph.setdefault(r["query_id"], []).append(Path(
+                    form=r["form"], facts=[facts[f] for f in r["facts"]], link=r.get("link"),
+                    others=r.get("others"), across_documents=bool(r["across_documents"])))
+        for h in batch:
+            out.append(PathGraph(query_id=h["query_id"], question=h["question"] or "",
+                                 evidence_round=h["evidence_round"],
+                                 documents=[DocRef(**d) for d in h["documents"]],
+                                 answers=[a for a in h["answers"] if a],
+                                 paths=by_graph.get(h["query_id"], [])))
+    return out
+
+
+def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
+         forms: Iterable[str] = FORMS) -> Path | None:
+    """Round draw ``attempt`` of graph ``g`` with r_i,t = ``r``: a form uniformly among those
+    the graph has (so a graph rich in one form still gives the others), then a path of it.
+    Paths using a fact in ``exclude`` (the previous round's, for fresh rounds) are skipped.
+    Attempts are successive draws of one shuffled order: a redraw never repeats a path."""
+    banned = set(exclude)
+    allowed = set(forms)
+    pool: dict[str, list[Path]] = {}
+    for p in g.paths:
+        if p.form in allowed and not any(f.id in banned for f in p.facts):
+            pool.setdefault(p.form, []).append(p)
+    rng = random.Random(r)
+    order: list[Path] = []
+    queues = {f: sorted(ps, key=lambda p: p.key) for f, ps in sorted(pool.items())}
+    for ps in queues.values():
+        rng.shuffle(ps)
+    while any(queues.values()):
+        form = rng.choice(sorted(f for f, ps in queues.items() if ps))
+        order.append(queues[form].pop())
+    return order[attempt] if attempt < len(order) else None

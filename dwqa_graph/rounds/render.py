@@ -1,0 +1,346 @@
+"""Stage 4b (fact paths) — wording a path as a question, by relation templates.
+
+Every template is a whole question over typed slots (a person, a work, a place, a year), so
+there are no clause fragments: the subject and object of each fact are resolved entities,
+the dates are the facts' own. Several phrasings per form and relation, chosen with r_i,t.
+The answer is computed from the facts, never read from the wording.
+
+``render(path, rng)`` returns the question, the answer, its type and what it was computed
+from, or raises ``Unworded`` when no template fits the path's types (a path whose entities
+are of the wrong kind for its relation is a reading error, not a question).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from dwqa_graph.rounds.paths import Path, PathFact
+
+AnswerType = Literal["entity", "date", "number", "choice"]
+
+#: Share of comparisons asked as "which first, A or B?" (two options: a coin flip scores
+#: 50%, QUALITY.md caps a set's two-option items at 20%); the rest ask the difference.
+CHOICE_SHARE = 0.15
+TEMPLATES_VERSION = "1"
+
+
+class Unworded(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Rendered(BaseModel):
+    question: str
+    answer: str
+    answer_type: AnswerType
+    pattern: str = Field(description="bridge / intersection / comparison / temporal.")
+    phrasing: str = Field(description="Template key: the set's phrasing variety.")
+    two_option: bool = False
+    options: list[str] = Field(default_factory=list)
+    anchors: list[str] = Field(description="Entity names the question states.")
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
+
+
+def spoken_date(f: PathFact) -> str:
+    """The fact's date at its precision: 1954, August 1954, August 16, 1954."""
+    if f.date is None:
+        return str(f.the_year)
+    parts = f.date.split("-")
+    if f.precision == "day" and len(parts) == 3:
+        return f"{_MONTHS[int(parts[1]) - 1]} {int(parts[2])}, {parts[0]}"
+    if f.precision == "month" and len(parts) >= 2:
+        return f"{_MONTHS[int(parts[1]) - 1]} {parts[0]}"
+    return parts[0]
+
+
+def _day(f: PathFact) -> dt.date | None:
+    if f.precision != "day" or not f.date:
+        return None
+    try:
+        return dt.date.fromisoformat(f.date)
+    except ValueError:
+        return None
+
+
+def _years(n: int) -> str:
+    return f"{n} year" + ("" if n == 1 else "s")
+
+
+def _pick(rng: random.Random, options: dict[str, str]) -> tuple[str, str]:
+    key = rng.choice(sorted(options))
+    return key, options[key]
+
+
+# -- bridge --------------------------------------------------------------------------------
+#: The first hop as a noun phrase naming B through A: relation -> (A's type, B's type,
+#: phrasings).
+_BRIDGE_NP: dict[str, tuple[str | None, str, dict[str, str]]] = {
+    "directed_by": (None, "PERSON", {"d1": "the director of {A}",
+                                     "d2": "the person who directed {A}"}),
+    "written_by": (None, "PERSON", {"w1": "the writer of {A}", "w2": "the author of {A}",
+                                    "w3": "the person who wrote {A}"}),
+    "born_in": ("PERSON", "PLACE", {"b1": "the birthplace of {A}",
+                                    "b2": "the place where {A} was born"}),
+    "died_in": ("PERSON", "PLACE", {"x1": "the place where {A} died"}),
+}
+#: The second hop as a question about the noun phrase: relation -> (B's type, answer,
+#: phrasings). ``{Q}`` is the noun phrase.
+_BRIDGE_Q: dict[str, tuple[str | None, str, dict[str, str]]] = {
+    "born": ("PERSON", "year", {"y1": "In what year was {Q} born?",
+                                "y2": "What year was {Q} born in?",
+                                "y3": "When was {Q} born?"}),
+    "died": ("PERSON", "year", {"y1": "In what year did {Q} die?",
+                                "y3": "When did {Q} die?"}),
+    "founded": (None, "year", {"y1": "In what year was {Q} founded?",
+                               "y3": "When was {Q} established?"}),
+    "opened": (None, "year", {"y1": "In what year did {Q} open?"}),
+    "released": (None, "year", {"y1": "In what year was {Q} released?",
+                                "y3": "When did {Q} come out?"}),
+    "born_in": ("PERSON", "entity", {"e1": "Where was {Q} born?",
+                                     "e2": "In which place was {Q} born?"}),
+    "died_in": ("PERSON", "entity", {"e1": "Where did {Q} die?"}),
+    "directed_by": (None, "entity", {"e1": "Who directed {Q}?"}),
+    "written_by": (None, "entity", {"e1": "Who wrote {Q}?"}),
+}
+
+
+def _type_ok(want: str | None, got: str | None) -> bool:
+    return want is None or got == want
+
+
+def _bridge(p: Path, rng: random.Random) -> Rendered:
+    f1, f2 = p.facts[0], p.facts[1]
+    a_type, b_type, nps = _BRIDGE_NP[f1.relation]
+    q_type, kind, qs = _BRIDGE_Q[f2.relation]
+    if not (_type_ok(a_type, f1.subject_type) and _type_ok(b_type, f1.object_type)
+            and _type_ok(q_type, f2.subject_type)):
+        raise Unworded("entity_types")
+    k1, np = _pick(rng, nps)
+    k2, frame = _pick(rng, qs)
+    np = np.format(A=f1.subject)
+    question = frame.format(Q=np)
+    question = question[0].upper() + question[1:]
+    if kind == "year":
+        # "When ...?" asks for the date as precisely as the evidence gives it
+        answer = spoken_date(f2) if k2 == "y3" else str(f2.the_year)
+        atype: AnswerType = "date"
+    else:
+        if not f2.object:
+            raise Unworded("no_object")
+        answer, atype = f2.object, "entity"
+    return Rendered(question=question, answer=answer, answer_type=atype, pattern="bridge",
+                    phrasing=f"bridge/{f1.relation}.{k1}/{f2.relation}.{k2}",
+                    anchors=[f1.subject],
+                    detail={"bridge": f1.object, "first": f1.relation,
+                            "second": f2.relation})
+
+
+# -- intersection ----------------------------------------------------------------------------
+#: (clue relation, dated relation) -> (X's type, phrasings over {O} and {Y}).
+_INTERSECTION: dict[tuple[str, str], tuple[str | None, dict[str, str]]] = {
+    ("directed_by", "released"): (None, {
+        "i1": "What did {O} direct that was released in {Y}?",
+        "i2": "Which work directed by {O} came out in {Y}?"}),
+    ("written_by", "released"): (None, {
+        "i1": "What did {O} write that was published in {Y}?",
+        "i2": "Which work by {O} came out in {Y}?"}),
+    ("member_of", "born"): ("PERSON", {
+        "i1": "Which member of {O} was born in {Y}?",
+        "i2": "Who among the members of {O} was born in {Y}?"}),
+    ("member_of", "died"): ("PERSON", {"i1": "Which member of {O} died in {Y}?"}),
+    ("founded_by", "founded"): (None, {
+        "i1": "What did {O} found in {Y}?",
+        "i2": "Which organisation founded by {O} was established in {Y}?"}),
+}
+
+
+def _intersection(p: Path, rng: random.Random) -> Rendered:
+    f1, f2 = p.facts[0], p.facts[1]
+    entry = _INTERSECTION.get((f1.relation, f2.relation))
+    if entry is None:
+        raise Unworded("no_template")
+    x_type, qs = entry
+    if not _type_ok(x_type, f1.subject_type) or f1.object is None:
+        raise Unworded("entity_types")
+    key, frame = _pick(rng, qs)
+    question = frame.format(O=f1.object, Y=f2.the_year)
+    return Rendered(question=question, answer=f1.subject, answer_type="entity",
+                    pattern="intersection",
+                    phrasing=f"intersection/{f1.relation}+{f2.relation}.{key}",
+                    anchors=[f1.object],
+                    detail={"clue": f1.relation, "object": f1.object,
+                            "dated": f2.relation, "year": f2.the_year,
+                            "others": p.others})
+
+
+# -- comparison ------------------------------------------------------------------------------
+#: The link both subjects share, as an apposition: relation -> phrasing over {L}.
+_LINK = {"directed_by": "both directed by {L}", "written_by": "both written by {L}",
+         "member_of": "both members of {L}", "born_in": "both born in {L}",
+         "founded_by": "both founded by {L}"}
+#: Dated relation -> (subject type, difference phrasings, which-first phrasing). {A} {B}:
+#: the subjects, {link}: the apposition.
+_COMPARE: dict[str, tuple[str | None, dict[str, str], str]] = {
+    "born": ("PERSON", {
+        "c1": "How many years apart were {A} and {B}, {link}, born?",
+        "c2": "{A} and {B} were {link_bare}. How many years separate their birth years?",
+        "c3": "By how many years does the birth year of {A} differ from that of {B}, "
+              "{link}?"},
+             "Who was born first: {A} or {B}, {link}?"),
+    "died": ("PERSON", {
+        "c1": "How many years apart did {A} and {B}, {link}, die?",
+        "c3": "By how many years does the year of death of {A} differ from that of {B}, "
+              "{link}?"},
+             "Who died first: {A} or {B}, {link}?"),
+    "released": (None, {
+        "c1": "How many years apart were {A} and {B}, {link}, released?",
+        "c2": "{A} and {B} were {link_bare}. How many years after the first did the other "
+              "come out?"},
+                 "Which came out first: {A} or {B}, {link}?"),
+    "founded": (None, {
+        "c1": "How many years apart were {A} and {B}, {link}, founded?",
+        "c2": "{A} and {B} were {link_bare}. How many years separate their founding?"},
+                "Which was founded first: {A} or {B}, {link}?"),
+}
+_DIRECT = {"married": ("spouses", "who married each other")}
+
+
+def _comparison(p: Path, rng: random.Random) -> Rendered:
+    fa, fb, links = p.facts[0], p.facts[1], p.facts[2:]
+    entry = _COMPARE.get(fa.relation)
+    if entry is None or not links:
+        raise Unworded("no_template")
+    s_type, diffs, first = entry
+    if not (_type_ok(s_type, fa.subject_type) and _type_ok(s_type, fb.subject_type)):
+        raise Unworded("entity_types")
+    if fa.subject_type != fb.subject_type:
+        raise Unworded("entity_types")
+    link = links[0]
+    if link.relation in _DIRECT:
+        bare, appos = _DIRECT[link.relation]
+        link_text, link_bare = appos, bare
+    else:
+        if link.object is None:
+            raise Unworded("no_object")
+        link_text = _LINK[link.relation].format(L=link.object)
+        link_bare = link_text
+    ya, yb = fa.the_year, fb.the_year
+    if ya is None or yb is None or ya == yb:
+        raise Unworded("same_year")
+    names = [fa.subject, fb.subject]
+    if rng.random() < CHOICE_SHARE:
+        question = first.format(A=names[0], B=names[1], link=link_text)
+        answer = names[0] if ya < yb else names[1]
+        return Rendered(question=question, answer=answer, answer_type="choice",
+                        pattern="comparison", phrasing=f"comparison/{fa.relation}.first",
+                        two_option=True, options=names, anchors=names,
+                        detail={"years": [ya, yb], "link": link.relation})
+    key, frame = _pick(rng, diffs)
+    question = frame.format(A=names[0], B=names[1], link=link_text, link_bare=link_bare)
+    return Rendered(question=question, answer=_years(abs(ya - yb)), answer_type="number",
+                    pattern="comparison", phrasing=f"comparison/{fa.relation}.{key}",
+                    anchors=names, detail={"years": [ya, yb], "link": link.relation})
+
+
+# -- temporal --------------------------------------------------------------------------------
+#: One subject: (first, second) -> phrasings over {S} (subject) and {O} (the second fact's
+#: object). The answer is the difference of the two years.
+_TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str]]] = {
+    ("born", "won"): ("PERSON", {"t1": "How many years after being born did {S} win {O}?",
+                                 "t2": "{S} won {O} how many years after being born?"}),
+    ("born", "married"): ("PERSON", {"t1": "How many years after being born did {S} marry "
+                                           "{O}?"}),
+    ("born", "member_of"): ("PERSON", {"t1": "How many years after being born did {S} "
+                                             "join {O}?"}),
+    ("founded", "opened"): (None, {"t1": "How many years after {S} was founded did it "
+                                         "open?"}),
+    ("released", "won"): (None, {"t1": "How many years after {S} was released did it win "
+                                       "{O}?"}),
+}
+#: A maker's birth and their work's date: maker relation -> work's relation -> phrasings
+#: over {W} (the work) and {P} (the maker, named only in the phrasings that say so).
+_MAKER: dict[tuple[str, str], dict[str, str]] = {
+    ("directed_by", "released"): {
+        "m1": "How many years after the birth of its director was {W} released?",
+        "m2": "{W} came out how many years after its director was born?"},
+    ("written_by", "released"): {
+        "m1": "How many years after the birth of its author was {W} published?"},
+    ("founded_by", "founded"): {
+        "m1": "How many years after the birth of its founder {P} was {W} founded?",
+        "m2": "{W} was founded how many years after {P} was born?"},
+}
+
+
+def _temporal(p: Path, rng: random.Random) -> Rendered:
+    f1, f2 = p.facts[0], p.facts[1]
+    y1, y2 = f1.the_year, f2.the_year
+    if y1 is None or y2 is None:
+        raise Unworded("no_year")
+    if len(p.facts) > 2:  # the maker's birth (f1), the work's date (f2), the credit
+        credit = p.facts[2]
+        frames = _MAKER.get((credit.relation, f2.relation))
+        if frames is None or f1.subject_type != "PERSON":
+            raise Unworded("no_template")
+        if y2 <= y1:
+            raise Unworded("order")
+        key, frame = _pick(rng, frames)
+        question = frame.format(W=f2.subject, P=f1.subject)
+        anchors = [f2.subject] + ([f1.subject] if "{P}" in frame else [])
+        return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",
+                        pattern="temporal",
+                        phrasing=f"temporal/{credit.relation}+{f2.relation}.{key}",
+                        anchors=anchors, detail={"years": [y1, y2], "via": credit.relation})
+    if (f1.relation, f2.relation) == ("born", "died"):
+        b, d = _day(f1), _day(f2)
+        if b is None or d is None or d <= b:
+            raise Unworded("age_needs_days")  # an age from two years is off by one
+        age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))
+        key, frame = _pick(rng, {"a1": "How old was {S} at the time of death?",
+                                 "a2": "At what age did {S} die?"})
+        question = frame.format(S=f1.subject)
+        return Rendered(question=question, answer=str(age), answer_type="number",
+                        pattern="temporal", phrasing=f"temporal/born+died.{key}",
+                        anchors=[f1.subject],
+                        detail={"dates": [f1.date, f2.date], "age": age})
+    entry = _TEMPORAL.get((f1.relation, f2.relation))
+    if entry is None:
+        raise Unworded("no_template")
+    s_type, frames = entry
+    if not _type_ok(s_type, f1.subject_type):
+        raise Unworded("entity_types")
+    if y2 <= y1:
+        raise Unworded("order")
+    if "{O}" in "".join(frames.values()) and not f2.object:
+        raise Unworded("no_object")
+    key, frame = _pick(rng, frames)
+    question = frame.format(S=f1.subject, O=f2.object or "")
+    return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",
+                    pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
+                    anchors=[f1.subject] + ([f2.object] if f2.object else []),
+                    detail={"years": [y1, y2]})
+
+
+_RENDER = {"bridge": _bridge, "intersection": _intersection, "comparison": _comparison,
+           "temporal": _temporal}
+
+
+def render(path: Path, rng: random.Random) -> Rendered:
+    """The question a path asks, worded with ``rng``'s choices."""
+    return _RENDER[path.form](path, rng)
+
+
+def covered() -> dict[str, set[Any]]:
+    """What the templates word, per form (a test compares it with ``rounds/paths.py``)."""
+    return {"bridge_first": set(_BRIDGE_NP), "bridge_second": set(_BRIDGE_Q),
+            "intersection": set(_INTERSECTION), "comparison": set(_COMPARE),
+            "links": set(_LINK) | set(_DIRECT), "temporal": set(_TEMPORAL) | {("born", "died")},
+            "makers": set(_MAKER)}

@@ -1,0 +1,237 @@
+"""Questions from fact paths: candidates enumerated in Cypher over facts the real CoreNLP read,
+worded by templates, stored with the facts they use.
+
+The pages are built so each form has one path and a twin that must give none: Titanic's
+director is the bridge (Ridley Scott's birth meets nothing), the two Scotts born in South
+Shields are the linked comparison (James Cameron, born elsewhere, is no one's pair), Tony
+Scott's two full dates give an age at death (Cameron's year-only dates do not).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.facts.stage import extract_facts
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.rounds import paths as paths_mod
+from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
+from dwqa_graph.rounds.paths import Path as FactPath
+from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
+from dwqa_graph.rounds.render import Unworded, covered, render
+from dwqa_graph.rounds.round import export_rows, new_round
+from dwqa_graph.rounds.sampling import SampleConfig
+
+PAGES = {
+    "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "
+                           "Cameron.\nTitanic was released on December 19, 1997.",
+    "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker.\n"
+                     "Cameron was born in Kapuskasing.",
+    "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.\n"
+                    "Ridley Scott was born in South Shields.",
+    "Tony Scott": "Tony Scott (21 June 1944 – 19 August 2012) was an English filmmaker.\n"
+                  "Tony Scott was born in South Shields.",
+}
+
+
+def build(store: Store, nlp: CoreNLP, tmp_path: Path, pages: dict[str, str]) -> None:
+    item = {"_id": "q1", "question": "Who directed Titanic?", "answer": "James Cameron",
+            "supporting_facts": [], "context": [[t, [x]] for t, x in pages.items()]}
+    path = tmp_path / "pages.json"
+    path.write_text(json.dumps([item]))
+    ingest(store, [path], fmt="hotpotqa")
+    extract_claims(store)
+    extract_facts(store, nlp=nlp)
+
+
+def keyed(g: PathGraph) -> set[tuple[str, ...]]:
+    return {(p.form, *[f"{f.subject}|{f.relation}" for f in p.facts]) for p in g.paths}
+
+
+def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    build(store, nlp, tmp_path, PAGES)
+    [g] = load_path_graphs(store, t=1)
+    found = keyed(g)
+    # the bridge through Titanic's director to his birth (and birthplace); Ridley Scott's
+    # birth is reached by no first hop
+    assert ("bridge", "Titanic|directed_by", "James Cameron|born") in found
+    assert ("bridge", "Titanic|directed_by", "James Cameron|born_in") in found
+    assert not any(p[0] == "bridge" and "Ridley Scott" in p[1] for p in found)
+    # the Scotts share a birthplace: compared; Cameron (Kapuskasing) is nobody's pair
+    comparisons = [p for p in g.paths if p.form == "comparison"]
+    assert comparisons and all({f.subject for f in p.facts[:2]} ==
+                               {"Ridley Scott", "Tony Scott"} for p in comparisons)
+    # the maker's birth and his film's release, linked through the credit
+    assert ("temporal", "James Cameron|born", "Titanic|released", "Titanic|directed_by") \
+        in found
+    # every candidate's answer is unique: one year per (subject, relation) in the path
+    for p in g.paths:
+        assert len({f.id for f in p.facts}) == len(p.facts)
+
+    report = new_round(store, seed=3, generator=PathGenerator(),
+                       cfg=SampleConfig(reuse="allow"))
+    assert report.items == 1 and report.set_quality is not None
+    [item] = export_rows(store, report.round)
+    assert item["generator"].startswith("paths") and item["answer_type"] in (
+        "entity", "date", "number", "choice")
+    # provenance: each fact's evidence sentence, verbatim at its offsets in its version
+    assert len(item["provenance"]) >= 2
+    for prov in item["provenance"]:
+        [row] = store.read("MATCH (v:DocumentVersion {id: $v}) "
+                           "RETURN substring(v.text, $s, $e - $s) AS text",
+                           {"v": prov["version_id"], "s": prov["start"], "e": prov["end"]})
+        assert row["text"] == prov["span"] and prov["fact_id"]
+    # the same seed and evidence give the same item; a fresh round uses none of its facts
+    again = new_round(store, seed=3, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
+    assert [r["question"] for r in export_rows(store, again.round)] == [item["question"]]
+    fresh = new_round(store, seed=4, generator=PathGenerator(), previous=again.round)
+    used = {p["fact_id"] for p in item["provenance"]}
+    for other in export_rows(store, fresh.round):
+        assert not used & {p["fact_id"] for p in other["provenance"]}
+    # a draw over many seeds reaches every form the graph has
+    forms = {draw(g, r, 0).form for r in range(200)}  # type: ignore[union-attr]
+    assert forms == {p.form for p in g.paths}
+
+    # A second birth year for Cameron makes "the director of Titanic was born in ..."
+    # ambiguous: that bridge is gone, the rest stay.
+    with store._session(read=False) as session:
+        session.run("MATCH (e:NamedEntity {name: 'James Cameron'})<-[:SUBJECT]-"
+                    "(f:Fact {relation: 'born'})-[:READ_FROM]->(v) WITH e, v LIMIT 1 "
+                    "CREATE (g:Fact {id: 'conflict', relation: 'born', year: 1955, "
+                    "date: '1955', precision: 'year', version_id: v.id, evidence: 'x', "
+                    "start: 0, end: 1})-[:SUBJECT]->(e), (g)-[:READ_FROM]->(v)").consume()
+    [g2] = load_path_graphs(store, t=1)
+    assert ("bridge", "Titanic|directed_by", "James Cameron|born") not in keyed(g2)
+    assert ("bridge", "Titanic|directed_by", "James Cameron|born_in") in keyed(g2)
+
+
+def test_refacting_keeps_an_items_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new rules version replaces the facts, but an item's facts stay as its provenance
+    (retired: in no path again)."""
+    build(store, nlp, tmp_path, PAGES)
+    report = new_round(store, seed=3, generator=PathGenerator())
+    before = export_rows(store, report.round)
+    monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
+    monkeypatch.setattr("dwqa_graph.facts.extract.RULES_VERSION", "test-next")
+    extract_facts(store, nlp=nlp)
+    assert export_rows(store, report.round) == before
+    # the item's facts (their ids name the extractor) are retired: in no path again, while
+    # the new rules' facts give the paths
+    used = {p["fact_id"] for p in before[0]["provenance"]}
+    retired = {r["id"] for r in store.read("MATCH (f:Fact) WHERE f.retired RETURN f.id AS id")}
+    assert retired == used
+    [g] = load_path_graphs(store, t=1)
+    assert g.paths and not {f.id for p in g.paths for f in p.facts} & retired
+    # a re-run of the same rules keeps them as they are
+    extract_facts(store, nlp=nlp)
+    assert export_rows(store, report.round) == before
+
+
+# -- wording, without a database --------------------------------------------------------------
+def fact(subject: str, relation: str, stype: str = "PERSON", **kw: object) -> PathFact:
+    return PathFact(id=f"{subject}-{relation}-{kw.get('object', kw.get('year'))}",
+                    relation=relation, subject_id=subject, subject=subject,
+                    subject_type=stype, evidence=str(kw.pop("evidence", "")), start=0, end=1,
+                    version_id=str(kw.pop("version", "v1")), **kw)  # type: ignore[arg-type]
+
+
+TITANIC = fact("Titanic", "directed_by", "MISC", object="James Cameron", object_id="jc",
+               object_type="PERSON", evidence="Titanic is a film directed by James Cameron.")
+BORN = fact("James Cameron", "born", year=1954, date="1954-08-16", precision="day",
+            evidence="James Cameron (born August 16, 1954) is a filmmaker.", version="v2")
+
+
+def test_bridge_wording_and_answer() -> None:
+    p = FactPath(form="bridge", facts=[TITANIC, BORN])
+    seen = set()
+    for seed in range(40):
+        r = render(p, random.Random(seed))
+        assert "Titanic" in r.question and "Cameron" not in r.question
+        assert r.question.endswith("?") and r.question[0].isupper()
+        assert r.answer in ("1954", "August 16, 1954")
+        seen.add(r.question)
+    assert len(seen) >= 4  # several phrasings
+    # a born fact of a film is a reading error, not a question
+    film_born = BORN.model_copy(update={"subject_type": "MISC"})
+    with pytest.raises(Unworded):
+        render(FactPath(form="bridge", facts=[TITANIC, film_born]), random.Random(0))
+
+
+def test_comparison_is_mostly_a_difference() -> None:
+    a = fact("Ridley Scott", "born", year=1937, version="v1")
+    b = fact("Tony Scott", "born", year=1944, version="v2")
+    link = [fact("Ridley Scott", "born_in", object="South Shields", object_type="PLACE"),
+            fact("Tony Scott", "born_in", object="South Shields", object_type="PLACE")]
+    p = FactPath(form="comparison", facts=[a, b, *link])
+    got = [render(p, random.Random(s)) for s in range(400)]
+    choice = [r for r in got if r.two_option]
+    assert 0 < len(choice) < 0.25 * len(got)  # capped, not absent
+    assert {r.answer for r in choice} == {"Ridley Scott"}
+    assert {r.answer for r in got if not r.two_option} == {"7 years"}
+    assert all("South Shields" in r.question for r in got)
+
+
+def test_age_needs_both_days() -> None:
+    born = fact("Tony Scott", "born", year=1944, date="1944-06-21", precision="day")
+    died = fact("Tony Scott", "died", year=2012, date="2012-08-19", precision="day")
+    r = render(FactPath(form="temporal", facts=[born, died]), random.Random(1))
+    assert r.answer == "68"
+    year_only = died.model_copy(update={"date": "2012", "precision": "year"})
+    with pytest.raises(Unworded):
+        render(FactPath(form="temporal", facts=[born, year_only]), random.Random(1))
+
+
+def test_path_checks_catch_shortcuts() -> None:
+    g = PathGraph(query_id="q", question="Who directed Titanic?", evidence_round=0,
+                  documents=[], answers=["James Cameron"])
+    p = FactPath(form="bridge", facts=[TITANIC, BORN])
+    r = render(p, random.Random(0))
+    assert path_problems(g, p, r, {}) == []
+    # one sentence that names Titanic and gives the year answers it alone
+    both = BORN.model_copy(update={"evidence": "Titanic's director James Cameron was born "
+                                               "in 1954."})
+    assert "no_shortcut" in path_problems(g, FactPath(form="bridge", facts=[TITANIC, both]),
+                                          r, {})
+    # an age the death sentence states is no computation
+    born = fact("Tony Scott", "born", year=1944, date="1944-06-21", precision="day")
+    died = fact("Tony Scott", "died", year=2012, date="2012-08-19", precision="day",
+                evidence="Tony Scott died at the age of 68.")
+    age = FactPath(form="temporal", facts=[born, died])
+    assert "no_shortcut" in path_problems(g, age, render(age, random.Random(0)), {})
+    # re-asking the seed: same answer, same subject
+    who = fact("Titanic", "directed_by", "MISC", object="James Cameron", evidence="x")
+    seedlike = r.model_copy(update={"answer": "James Cameron", "answer_type": "entity",
+                                    "question": "Who made Titanic?"})
+    assert "seed_question" in path_problems(g, FactPath(form="bridge", facts=[who, BORN]),
+                                            seedlike, {})
+
+
+def test_templates_cover_the_enumerated_relations() -> None:
+    c = covered()
+    assert set(paths_mod.BRIDGE_FIRST) <= c["bridge_first"]
+    assert set(paths_mod.BRIDGE_SECOND) <= c["bridge_second"]
+    assert set(paths_mod.COMPARISON_DATED) <= c["comparison"]
+    assert set(paths_mod.COMPARISON_LINKS) | set(paths_mod.COMPARISON_DIRECT) <= c["links"]
+    assert set(paths_mod.TEMPORAL_PAIRS) <= c["temporal"]
+    assert {(m, w) for m in paths_mod.TEMPORAL_MAKERS for w in paths_mod.TEMPORAL_WORKS} \
+        & c["makers"]
+    assert {(a, b) for a in paths_mod.INTERSECTION_CLUES
+            for b in paths_mod.INTERSECTION_DATED} & c["intersection"]
+
+
+def test_set_quality_counts() -> None:
+    p = FactPath(form="bridge", facts=[TITANIC, BORN])
+    gen = PathGenerator()
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
+    items = [gen.candidate(g, p, render(p, random.Random(s))) for s in range(10)]
+    q = set_quality(items, [20, 40, 60])
+    assert q["two_option_share"] == 0.0 and q["answer_types"] == {"date": 10}
+    assert q["median_k"] == 40 and q["collision_bound"]["bound"] == 0.25
+    assert q["relations"] == {"born": 10, "directed_by": 10}

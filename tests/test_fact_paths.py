@@ -1,10 +1,12 @@
 """Questions from fact paths: candidates enumerated in Cypher over facts the real CoreNLP read,
 worded by templates, stored with the facts they use.
 
-The pages are built so each form has one path and a twin that must give none: Titanic's
-director is the bridge (Ridley Scott's birth meets nothing), the two Scotts born in South
-Shields are the linked comparison (James Cameron, born elsewhere, is no one's pair), Tony
-Scott's two full dates give an age at death (Cameron's year-only dates do not).
+The pages are built so each form has a path and a twin that must give none: Titanic's
+director is a bridge (Ridley Scott's birth meets nothing); Titanic and Avatar share their
+director and are compared (the two Scotts share only a birthplace: strangers, not compared);
+Avatar's release picks it among Cameron's films once it is read on another page than its
+credit (an intersection needs two documents);
+Tony Scott's two full dates give an age at death (Cameron's year-only dates would not).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from dwqa_graph.rounds.sampling import SampleConfig
 PAGES = {
     "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "
                            "Cameron.\nTitanic was released on December 19, 1997.",
+    "Avatar (2009 film)": "Avatar is an American epic science fiction film directed by James "
+                          "Cameron.\nAvatar was released on December 18, 2009.",
     "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker.\n"
                      "Cameron was born in Kapuskasing.",
     "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.\n"
@@ -63,10 +67,12 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path)
     assert ("bridge", "Titanic|directed_by", "James Cameron|born") in found
     assert ("bridge", "Titanic|directed_by", "James Cameron|born_in") in found
     assert not any(p[0] == "bridge" and "Ridley Scott" in p[1] for p in found)
-    # the Scotts share a birthplace: compared; Cameron (Kapuskasing) is nobody's pair
+    # Cameron's two films are compared; the Scotts, who share only a birthplace, are not
     comparisons = [p for p in g.paths if p.form == "comparison"]
-    assert comparisons and all({f.subject for f in p.facts[:2]} ==
-                               {"Ridley Scott", "Tony Scott"} for p in comparisons)
+    assert comparisons and all({f.subject for f in p.facts[:2]} == {"Titanic", "Avatar"}
+                               for p in comparisons)
+    # credit and release on one page: no intersection (one document answers it)
+    assert not any(p[0] == "intersection" for p in found)
     # the maker's birth and his film's release, linked through the credit
     assert ("temporal", "James Cameron|born", "Titanic|released", "Titanic|directed_by") \
         in found
@@ -109,6 +115,20 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path)
     [g2] = load_path_graphs(store, t=1)
     assert ("bridge", "Titanic|directed_by", "James Cameron|born") not in keyed(g2)
     assert ("bridge", "Titanic|directed_by", "James Cameron|born_in") in keyed(g2)
+    # Avatar's release read on Cameron's page too: of Cameron's films, the one released in
+    # 2009 is an intersection across two documents; Titanic (1997) is its rival
+    with store._session(read=False) as session:
+        session.run("MATCH (a:NamedEntity {name: 'Avatar'}), (:Document {title: 'James "
+                    "Cameron'})-[:HAS_VERSION]->(v) CREATE (g:Fact {id: 'elsewhere', "
+                    "relation: 'released', year: 2009, date: '2009', precision: 'year', "
+                    "version_id: v.id, evidence: 'Avatar came out in 2009.', start: 0, "
+                    "end: 1})-[:SUBJECT]->(a), (g)-[:READ_FROM]->(v)").consume()
+    [g3] = load_path_graphs(store, t=1)
+    [inter] = [p for p in g3.paths if p.form == "intersection"]
+    assert [f.relation for f in inter.facts] == ["directed_by", "released"]
+    assert inter.facts[0].subject == "Avatar" and inter.others == 1
+    r = render(inter, random.Random(0))
+    assert r.answer == "Avatar" and "James Cameron" in r.question and "2009" in r.question
 
 
 def test_refacting_keeps_an_items_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
@@ -165,17 +185,17 @@ def test_bridge_wording_and_answer() -> None:
 
 
 def test_comparison_is_mostly_a_difference() -> None:
-    a = fact("Ridley Scott", "born", year=1937, version="v1")
-    b = fact("Tony Scott", "born", year=1944, version="v2")
-    link = [fact("Ridley Scott", "born_in", object="South Shields", object_type="PLACE"),
-            fact("Tony Scott", "born_in", object="South Shields", object_type="PLACE")]
+    a = fact("Titanic", "released", "MISC", year=1997, version="v1")
+    b = fact("Avatar", "released", "MISC", year=2009, version="v2")
+    link = [fact(x, "directed_by", "MISC", object="James Cameron", object_type="PERSON")
+            for x in ("Titanic", "Avatar")]
     p = FactPath(form="comparison", facts=[a, b, *link])
     got = [render(p, random.Random(s)) for s in range(400)]
     choice = [r for r in got if r.two_option]
     assert 0 < len(choice) < 0.25 * len(got)  # capped, not absent
-    assert {r.answer for r in choice} == {"Ridley Scott"}
-    assert {r.answer for r in got if not r.two_option} == {"7 years"}
-    assert all("South Shields" in r.question for r in got)
+    assert {r.answer for r in choice} == {"Titanic"}
+    assert {r.answer for r in got if not r.two_option} == {"12 years"}
+    assert all("directed by James Cameron" in r.question for r in got)
 
 
 def test_age_needs_both_days() -> None:

@@ -145,15 +145,16 @@ def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> tuple[set
     return set(prev), False
 
 
-def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> Path | None:
+def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
+          taken: set[str]) -> Path | None:
     banned, only_previous = _exclude(g, cfg, r, attempt)
     if only_previous:
         reused = g.model_copy(update={"paths": [
             p for p in g.paths if all(f.id in cfg.previous_claims for f in p.facts)]})
-        return draw(reused, r, attempt) or draw(g, r, attempt)
-    got = draw(g, r, attempt, exclude=banned)
+        return draw(reused, r, attempt, taken=taken) or draw(g, r, attempt, taken=taken)
+    got = draw(g, r, attempt, exclude=banned, taken=taken)
     if got is None and cfg.reuse == "avoid" and banned:
-        return draw(g, r, attempt)
+        return draw(g, r, attempt, taken=taken)
     return got
 
 
@@ -169,12 +170,13 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     failed: dict[str, list[str]] = {}
     rejected: Counter[str] = Counter()
     attempts = 0
+    taken: set[str] = set()  # paths asked by an earlier graph of this round
     for g in graphs:
         r = graph_seed(round_seed, g.query_id)
         reasons: list[str] = []
         texts: dict[str, str] = {}
         for attempt in range(cfg.attempts):
-            path = _draw(g, cfg, r, attempt)
+            path = _draw(g, cfg, r, attempt, taken)
             if path is None:
                 reasons.append("no_path" if not g.paths else
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
@@ -197,6 +199,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
             qa = gen.candidate(g, path, rendered)
             qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
             done.append((PathDraw(g.query_id, r, attempt, path), qa))
+            taken.add(path.key)
             break
         else:
             reasons.append("attempts_exhausted")

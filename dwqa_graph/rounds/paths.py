@@ -39,9 +39,10 @@ BRIDGE_SECOND = ("born", "died", "founded", "opened", "released", "born_in", "di
 #: one band's members), and a dated clue that picks one of them.
 INTERSECTION_CLUES = ("directed_by", "written_by", "member_of", "founded_by")
 INTERSECTION_DATED = ("released", "born", "died", "founded")
-#: Comparison: the shared object that links two subjects (same director, band, birthplace),
-#: or a relation from one subject to the other.
-COMPARISON_LINKS = ("directed_by", "written_by", "member_of", "born_in", "founded_by")
+#: Comparison: the shared object that links two subjects (same director, writer, band,
+#: founder), or a relation from one subject to the other. Not a shared birthplace: two
+#: physicists born in Rome are strangers (QUALITY.md: "strangers who merely share a type").
+COMPARISON_LINKS = ("directed_by", "written_by", "member_of", "founded_by")
 COMPARISON_DIRECT = ("married",)
 COMPARISON_DATED = ("born", "died", "released", "founded")
 #: Temporal, one subject: (first, second) relation pairs. The second may be an entity fact
@@ -188,16 +189,20 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
 
 
 def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
-         forms: Iterable[str] = FORMS) -> Path | None:
+         forms: Iterable[str] = FORMS, taken: Iterable[str] = ()) -> Path | None:
     """Round draw ``attempt`` of graph ``g`` with r_i,t = ``r``: a form uniformly among those
     the graph has (so a graph rich in one form still gives the others), then a path of it.
     Paths using a fact in ``exclude`` (the previous round's, for fresh rounds) are skipped.
-    Attempts are successive draws of one shuffled order: a redraw never repeats a path."""
+    Attempts are successive draws of one shuffled order: a redraw never repeats a path.
+    ``taken``: path keys other seed graphs of the round already asked (graphs that share
+    pages share paths; a round asks each once)."""
     banned = set(exclude)
+    asked = set(taken)
     allowed = set(forms)
     pool: dict[str, list[Path]] = {}
     for p in g.paths:
-        if p.form in allowed and not any(f.id in banned for f in p.facts):
+        if p.form in allowed and p.key not in asked and not any(f.id in banned
+                                                                  for f in p.facts):
             pool.setdefault(p.form, []).append(p)
     rng = random.Random(r)
     order: list[Path] = []

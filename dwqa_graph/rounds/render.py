@@ -86,7 +86,8 @@ def _pick(rng: random.Random, options: dict[str, str]) -> tuple[str, str]:
 _BRIDGE_NP: dict[str, tuple[str | None, str, dict[str, str]]] = {
     "directed_by": (None, "PERSON", {"d1": "the director of {A}",
                                      "d2": "the person who directed {A}"}),
-    "written_by": (None, "PERSON", {"w1": "the writer of {A}", "w2": "the author of {A}",
+    # "author" reads wrong for a film, "writer" is right for a film and a book
+    "written_by": (None, "PERSON", {"w1": "the writer of {A}",
                                     "w3": "the person who wrote {A}"}),
     "born_in": ("PERSON", "PLACE", {"b1": "the birthplace of {A}",
                                     "b2": "the place where {A} was born"}),
@@ -185,8 +186,7 @@ def _intersection(p: Path, rng: random.Random) -> Rendered:
 # -- comparison ------------------------------------------------------------------------------
 #: The link both subjects share, as an apposition: relation -> phrasing over {L}.
 _LINK = {"directed_by": "both directed by {L}", "written_by": "both written by {L}",
-         "member_of": "both members of {L}", "born_in": "both born in {L}",
-         "founded_by": "both founded by {L}"}
+         "member_of": "both members of {L}", "founded_by": "both founded by {L}"}
 #: Dated relation -> (subject type, difference phrasings, which-first phrasing). {A} {B}:
 #: the subjects, {link}: the apposition.
 _COMPARE: dict[str, tuple[str | None, dict[str, str], str]] = {

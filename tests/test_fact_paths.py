@@ -255,3 +255,23 @@ def test_set_quality_counts() -> None:
     assert q["two_option_share"] == 0.0 and q["answer_types"] == {"date": 10}
     assert q["median_k"] == 40 and q["collision_bound"]["bound"] == 0.25
     assert q["relations"] == {"born": 10, "directed_by": 10}
+
+
+def test_a_credit_needs_the_person_of_its_role() -> None:
+    """Two Christopher Nolans (a director, a poet) are one entity by name: a bridge from a
+    film's director to dates read on the poet's page is refused, on the director's kept."""
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
+    film = fact("Insomnia", "directed_by", "MISC", object="Christopher Nolan",
+                object_type="PERSON", evidence="Insomnia is a film directed by Christopher "
+                                                "Nolan.")
+    born = fact("Christopher Nolan", "born", year=1965, version="poet",
+                evidence="Christopher Nolan (6 September 1965 - 20 February 2009) was an "
+                         "Irish poet.")
+    p = FactPath(form="bridge", facts=[film, born])
+    r = render(p, random.Random(0))
+    poet = {"poet": "Christopher Nolan (6 September 1965 - 20 February 2009) was an Irish "
+                    "poet and author."}
+    director = {"poet": "Christopher Nolan (born 30 July 1970) is a British-American "
+                        "filmmaker."}
+    assert "wrong_person" in path_problems(g, p, r, poet)
+    assert "wrong_person" not in path_problems(g, p, r, director)

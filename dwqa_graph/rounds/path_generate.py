@@ -123,10 +123,44 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
             if _has(f.evidence, answer_text) and all(_has(f.evidence, a) for a in r.anchors):
                 problems.append("no_shortcut")
                 break
+    role = _role_problem(path, texts)
+    if role:
+        problems.append(role)
     if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
             _has(g.question, a) for a in r.anchors):
         problems.append("seed_question")
     return list(dict.fromkeys(problems))
+
+
+#: The role a credit gives its object, as a page's lead would name it. Two people of one
+#: name merge into one entity (a film's director and a poet's page: "Christopher Nolan"); a
+#: bridge through the credit then reads the poet's dates as the director's. The page the
+#: bridge's second fact comes from must call its subject what the credit says he is.
+ROLE_WORDS = {
+    "directed_by": ("director", "filmmaker", "film-maker", "film maker"),
+    "written_by": ("writer", "author", "novelist", "screenwriter", "songwriter", "poet",
+                   "playwright", "lyricist", "composer", "dramatist", "journalist"),
+    "founded_by": ("founder", "entrepreneur", "businessman", "businesswoman", "executive",
+                   "investor", "industrialist"),
+}
+LEAD_CHARS = 600
+
+
+def _role_problem(path: Path, texts: dict[str, str]) -> str | None:
+    """A credit's person (bridge, or a maker's birth) whose dates come from a page that does
+    not call them by the credit's role: ``wrong_person``."""
+    if path.form == "bridge":
+        credit, person_fact = path.facts[0], path.facts[1]
+    elif path.form == "temporal" and len(path.facts) > 2:
+        credit, person_fact = path.facts[2], path.facts[0]
+    else:
+        return None
+    words = ROLE_WORDS.get(credit.relation)
+    text = texts.get(person_fact.version_id)
+    if words is None or text is None:
+        return None
+    lead = text[:LEAD_CHARS].lower()
+    return None if any(w in lead for w in words) else "wrong_person"
 
 
 # -- the round ---------------------------------------------------------------------------

@@ -100,6 +100,11 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path)
     used = {p["fact_id"] for p in item["provenance"]}
     for other in export_rows(store, fresh.round):
         assert not used & {p["fact_id"] for p in other["provenance"]}
+    # the collision statistics of paths rounds count the path pool (K = the graph's paths)
+    from dwqa_graph.rounds.round import collisions
+    stats = collisions(store, rounds=[report.round, again.round])
+    [per] = stats["graphs"].values()
+    assert per["k_per_round"] == [len(g.paths)] * 2
     # a draw over many seeds reaches every form the graph has
     forms = {draw(g, r, 0).form for r in range(200)}  # type: ignore[union-attr]
     assert forms == {p.form for p in g.paths}

@@ -33,6 +33,7 @@ from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.path_generate import PathDraw, PathGenerator, path_round, set_quality
+from dwqa_graph.rounds.paths import pool_sizes as path_pool_sizes
 from dwqa_graph.rounds.sampling import (
     Sample,
     SampleConfig,
@@ -622,9 +623,17 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     from dwqa_graph.rounds.collisions import aggregate, graph_stats
 
     # default: rounds that were written (a claimed round whose run died holds nothing)
-    rounds = sorted(rounds or [r["t"] for r in list_rounds(store) if r["status"] == "complete"])
+    listed = list_rounds(store)
+    rounds = sorted(rounds or [r["t"] for r in listed if r["status"] == "complete"])
     if len(rounds) < 2:
         raise UsageError("collision statistics need at least two rounds")
+    # K is the pool the rounds drew from: fact paths for the paths generator, claim
+    # combinations for the others; rounds of both kinds have no common pool
+    kinds = {r["generator"] == "paths" for r in listed if r["t"] in rounds}
+    if len(kinds) > 1:
+        raise UsageError("these rounds mix the paths generator with claim generators: their "
+                         "candidate pools differ; pass --rounds for rounds of one kind")
+    count_pool = path_pool_sizes if kinds == {True} else pool_sizes
     snaps: dict[str, dict[int, frozenset[str]]] = {}
     for row in store.query("rounds/snapshots", rounds=rounds):
         snaps.setdefault(row["query_id"], {})[row["t"]] = frozenset(row["versions"])
@@ -637,7 +646,7 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     sets = distinct | {a & b for gs in groups.values() for i, a in enumerate(gs)
                        for b in gs[i + 1:]}
     keys = {vs: str(n) for n, vs in enumerate(sorted(sets, key=sorted))}
-    sizes = pool_sizes(store, [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets])
+    sizes = count_pool(store, [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets])
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_claims", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])

@@ -37,7 +37,8 @@ def main() -> None:
             graphs = load_path_graphs(store, t=10**9, dataset=d)
             dt = time.perf_counter() - t0
             ks = [len(g.paths) for g in graphs]
-            out[d] = {"graphs": len(graphs), "ms_per_graph": round(1000 * dt / max(len(graphs), 1), 2),
+            out[d] = {"graphs": len(graphs),
+                      "ms_per_graph": round(1000 * dt / max(len(graphs), 1), 2),
                       "with_paths": sum(k > 0 for k in ks),
                       "median_k": statistics.median(ks) if ks else 0,
                       "median_k_covered": statistics.median([k for k in ks if k]) if any(ks) else 0}

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from dwqa_graph.cli.main import main
+from dwqa_graph.errors import InputError
 from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.evaluation.datasets import import_static
 from dwqa_graph.graph.store import Store
@@ -256,3 +257,24 @@ def test_mean_interval() -> None:
     ref = stats.t.interval(0.95, 3, loc=sum(xs) / 4, scale=stats.sem(xs))
     assert (lo, hi) == pytest.approx(ref)
     assert mean_interval([0.2, 0.2]) == (0.2, 0.2) and mean_interval([0.1]) == (None, None)
+
+
+def test_fresh_rounds_running_out_is_said_before_any_evaluation(
+        corpus: Store) -> None:  # noqa: F811
+    """The pool of a few seed graphs gives only so many fresh rounds: Leak&Test says how many,
+    and what to do, before it has evaluated anything (it used to fail after scoring the
+    first rounds). Positive control: the same rounds with repeats allowed run to the end."""
+    store = corpus
+    datasets = [r["d"] for r in store.read("MATCH (q:Query) RETURN DISTINCT q.dataset AS d")]
+    example = next(d for d in datasets if "hotpot" not in (d or ""))
+    a = make_agent("baseline", store=store)
+    cfg = SampleConfig(pool_docs=2)  # a small pool: consecutive fresh rounds run out
+    with pytest.raises(InputError, match=r"support \d+ rounds? of Leak&Test, not the 8 asked.*"
+                                         r"Nothing was evaluated.*--reuse avoid"):
+        leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=8,
+                 generator=RuleGenerator(), cfg=cfg, dataset=example)
+    assert store.read("MATCH (r:EvalRun) RETURN count(r) AS n")[0]["n"] == 0
+    out = leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=3,
+                   generator=RuleGenerator(), cfg=cfg.model_copy(update={"reuse": "avoid"}),
+                   dataset=example)
+    assert len(out.dynamic["gaps"]) == 2

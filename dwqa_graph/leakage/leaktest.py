@@ -134,31 +134,31 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
                       "gap": a_leak - a_clean, "t": test.t, "df": test.df,
                       "p_value": test.p_value, "reject": test.reject, "note": test.note}
 
+    # Every round first, then the evaluations: a round depends only on the previous round's
+    # claims, not on any score, so a pool that cannot support T fresh rounds is found before
+    # anything is evaluated (it used to surface after the first rounds had been scored).
     round_ts: list[int] = []
-    round_sets: list[list[EvalItem]] = []
-    clean_scores: list[float] = []
-    leaked_scores: list[float] = []
     for step in range(rounds):
         # Round t+1 steers against (or towards) this run's round t, never a round another run
         # wrote in between; the first round has no previous one (reproducible on its own).
         rep = new_round(store, seed=seed + step, generator=generator, cfg=cfg, dataset=dataset,
                         previous=round_ts[-1] if round_ts else 0)
-        if rep.items == 0 and round_ts and (cfg or SampleConfig()).reuse == "fresh":
-            raise InputError(f"round {rep.round} has no items: every seed graph's candidates use "
-                             f"a claim of round {round_ts[-1]}, and fresh sampling never asks "
-                             "about those again (add evidence, or allow forced repeats with "
-                             "--reuse avoid / SampleConfig(reuse='avoid'))")
         if rep.items == 0:
-            raise InputError(f"round {rep.round} has no items: no seed graph gave a verified "
-                             "question (ingest, fetch and extract claims first)")
-        t = rep.round
+            raise InputError(_too_few_rounds(rep.round, round_ts, rounds,
+                                             (cfg or SampleConfig()).reuse))
+        round_ts.append(rep.round)
+        log(f"round {rep.round}: {rep.items} items from {rep.graphs} seed graphs")
+
+    round_sets: list[list[EvalItem]] = []
+    clean_scores: list[float] = []
+    leaked_scores: list[float] = []
+    for t in round_ts:
         items = round_items(store, t)
         clean = _mean(run(agent, items, f"round:{t}", t, f"round:{t}:clean"))
         if round_sets:
             _leak(store, leaked, round_sets[-1])  # M_leak^{t-1}: the previous round only
             clean_scores.append(clean)
             leaked_scores.append(_mean(run(leaked, items, f"round:{t}", t, f"round:{t}:leaked")))
-        round_ts.append(t)
         round_sets.append(items)
 
     gaps = leak_gaps(leaked_scores, clean_scores)
@@ -179,6 +179,26 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int, generato
     store.run_write("eval/leaktest", id=report.id, created_at=created,
                     report=report.model_dump_json())
     return report
+
+
+def _too_few_rounds(t: int, done: list[int], asked: int, reuse: str) -> str:
+    """Why round ``t`` is empty, how many rounds the pool gave, and what to do."""
+    if not done:
+        return (f"round {t} has no items: no seed graph gave a verified question (ingest, "
+                "fetch and extract claims first); nothing was evaluated")
+    kept = f"round{'s' if len(done) > 1 else ''} {', '.join(map(str, done))} " \
+           f"{'were' if len(done) > 1 else 'was'} generated and kept (`dwqa round list`)"
+    if reuse == "fresh":
+        why = (f"every seed graph's candidates use a claim of round {done[-1]}, and fresh "
+               "rounds never ask about those again")
+        fix = ("add seed graphs or evidence, lower --rounds, or allow forced repeats with "
+               "--reuse avoid")
+    else:
+        why, fix = "no seed graph gave a verified question", "add seed graphs or evidence"
+    enough = " (the t-test needs T >= 3)" if len(done) < 3 else ""
+    return (f"the seed graphs support {len(done)} round{'s' if len(done) > 1 else ''} of "
+            f"Leak&Test, not the {asked} asked: round {t} has no items ({why}). Nothing was "
+            f"evaluated; {kept}. Run with --rounds {len(done)}{enough}, or {fix}")
 
 
 def list_leaktests(store: Store) -> list[LeakTestReport]:

@@ -36,8 +36,9 @@ BRIDGE_FIRST = ("directed_by", "written_by", "born_in", "died_in")
 BRIDGE_SECOND = ("born", "died", "founded", "opened", "released", "born_in", "died_in",
                  "directed_by", "written_by")
 #: Intersection: a clue with few subjects per object in the world (one director's films,
-#: one band's members), and a dated clue that picks one of them.
-INTERSECTION_CLUES = ("directed_by", "written_by", "member_of", "founded_by")
+#: one founder's companies), and a dated clue that picks one of them. Not "member of": an
+#: employer or a club has thousands of members born in any year.
+INTERSECTION_CLUES = ("directed_by", "written_by", "founded_by")
 INTERSECTION_DATED = ("released", "born", "died", "founded")
 #: Comparison: the shared object that links two subjects (same director, writer, band,
 #: founder), or a relation from one subject to the other. Not a shared birthplace: two

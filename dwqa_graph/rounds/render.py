@@ -154,10 +154,6 @@ _INTERSECTION: dict[tuple[str, str], tuple[str | None, dict[str, str]]] = {
     ("written_by", "released"): (None, {
         "i1": "What did {O} write that was published in {Y}?",
         "i2": "Which work by {O} came out in {Y}?"}),
-    ("member_of", "born"): ("PERSON", {
-        "i1": "Which member of {O} was born in {Y}?",
-        "i2": "Who among the members of {O} was born in {Y}?"}),
-    ("member_of", "died"): ("PERSON", {"i1": "Which member of {O} died in {Y}?"}),
     ("founded_by", "founded"): (None, {
         "i1": "What did {O} found in {Y}?",
         "i2": "Which organisation founded by {O} was established in {Y}?"}),

@@ -165,6 +165,22 @@ def test_year_spans_of_other_people_are_no_lifespans(nlp: CoreNLP) -> None:
     assert ("Edward Davis Wood Jr", "born", "1924-10-10") in other
 
 
+def test_credits_created_and_hosted(nlp: CoreNLP) -> None:
+    """A show's host and a game's designer are credits like a film's director; a show
+    hosted by a city or a product developed by a company is no person's credit."""
+    show = facts_of(nlp, "The Mark Levin Show", "The Mark Levin Show is a conservative talk "
+                    "radio show hosted by Mark Levin.")
+    assert ("The Mark Levin Show", "hosted_by", "Mark Levin") in triples(show)
+    game = facts_of(nlp, "Tetris", "Tetris is a puzzle video game designed by Alexey "
+                    "Pajitnov.")
+    assert ("Tetris", "created_by", "Alexey Pajitnov") in triples(game)
+    city = facts_of(nlp, "Expo 67", "Expo 67 was a world's fair hosted by Montreal.")
+    assert not [f for f in city if f.relation == "hosted_by"], triples(city)
+    company = facts_of(nlp, "Windows", "Windows is an operating system developed by "
+                       "Microsoft.")
+    assert not [f for f in company if f.relation == "created_by"], triples(company)
+
+
 def test_relations_take_the_types_they_mean(nlp: CoreNLP) -> None:
     """A person "released" from a contract has no release date; a work has."""
     person = facts_of(nlp, None, "Micky Dolenz was released from his contract in 1970.")

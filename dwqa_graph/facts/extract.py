@@ -28,12 +28,14 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "6"
+RULES_VERSION = "7"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
 _RELEASE = {"release", "publish", "premiere"}
-_BY = {"direct": "directed_by", "write": "written_by", "produce": "produced_by"}
+_BY = {"direct": "directed_by", "write": "written_by", "produce": "produced_by",
+       "create": "created_by", "design": "created_by", "develop": "created_by",
+       "invent": "created_by", "host": "hosted_by"}
 _OPEN = {"open", "inaugurate"}
 _LOCATE = {"locate", "situate", "headquarter", "base"}
 _JOIN = {"join"}
@@ -87,11 +89,13 @@ def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
 _SUBJECT_TYPES: dict[str, set[str]] = {
     "born": {"PERSON"}, "died": {"PERSON"}, "born_in": {"PERSON"}, "died_in": {"PERSON"},
     "married": {"PERSON"}, "released": {"MISC", "ORG"}, "directed_by": {"MISC"},
-    "written_by": {"MISC"}, "produced_by": {"MISC"}, "founded": {"ORG", "MISC", "PLACE"},
+    "written_by": {"MISC"}, "produced_by": {"MISC"}, "created_by": {"MISC"},
+    "hosted_by": {"MISC"}, "founded": {"ORG", "MISC", "PLACE"},
     "founded_by": {"ORG", "MISC", "PLACE"}, "opened": {"ORG", "MISC", "PLACE"}}
 _OBJECT_TYPES: dict[str, set[str]] = {
     "born_in": {"PLACE"}, "died_in": {"PLACE"}, "married": {"PERSON"},
     "directed_by": {"PERSON"}, "written_by": {"PERSON"}, "produced_by": {"PERSON", "ORG"},
+    "created_by": {"PERSON", "ORG"}, "hosted_by": {"PERSON"},
     "founded_by": {"PERSON", "ORG"}, "located_in": {"PLACE", "ORG", "MISC"}}
 
 

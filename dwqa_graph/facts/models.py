@@ -24,6 +24,8 @@ RELATIONS: dict[str, str] = {
     "directed_by": "director of a work (entity)",
     "written_by": "writer of a work (entity)",
     "produced_by": "producer of a work (entity)",
+    "created_by": "creator, designer, developer or inventor of a work or product (entity)",
+    "hosted_by": "host of a show or programme (entity)",
     "opened": "date a building, line or venue opened (date)",
     "located_in": "where it is (entity)",
     "member_of": "a group, band, team or party it joined or belongs to (entity; date if stated)",
@@ -35,7 +37,8 @@ RELATIONS: dict[str, str] = {
     "event": "any other dated event of the subject: the verb's lemma says which (date)",
 }
 Relation = Literal["born", "born_in", "died", "died_in", "founded", "founded_by", "released",
-                   "directed_by", "written_by", "produced_by", "opened", "located_in",
+                   "directed_by", "written_by", "produced_by", "created_by", "hosted_by",
+                   "opened", "located_in",
                    "member_of", "won", "married", "population", "quantity", "event"]
 ObjectKind = Literal["entity", "date", "quantity"]
 #: Coarse entity types: the library's fine-grained NER tags folded to what resolution needs.

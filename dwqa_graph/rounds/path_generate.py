@@ -142,6 +142,10 @@ ROLE_WORDS = {
                    "playwright", "lyricist", "composer", "dramatist", "journalist"),
     "founded_by": ("founder", "entrepreneur", "businessman", "businesswoman", "executive",
                    "investor", "industrialist"),
+    "created_by": ("creator", "designer", "developer", "inventor", "engineer", "artist",
+                   "cartoonist", "animator", "writer", "author", "producer", "programmer"),
+    "hosted_by": ("host", "presenter", "broadcaster", "commentator", "personality",
+                  "journalist", "comedian", "anchor"),
 }
 LEAD_CHARS = 600
 

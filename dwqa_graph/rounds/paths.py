@@ -32,7 +32,8 @@ FORMS: tuple[Form, ...] = ("bridge", "intersection", "comparison", "temporal")
 #: Bridge: the first hop names B through A ("the director of A"); a relation is a first hop
 #: only when it has one object in the world ("founded by", "member of", "married" have
 #: several: "the founder of Tesla" is not one person).
-BRIDGE_FIRST = ("directed_by", "written_by", "born_in", "died_in")
+BRIDGE_FIRST = ("directed_by", "written_by", "created_by", "hosted_by", "born_in",
+                "died_in")
 BRIDGE_SECOND = ("born", "died", "founded", "opened", "released", "born_in", "died_in",
                  "directed_by", "written_by")
 #: Intersection: a clue with few subjects per object in the world (one director's films,
@@ -43,7 +44,8 @@ INTERSECTION_DATED = ("released", "born", "died", "founded")
 #: Comparison: the shared object that links two subjects (same director, writer, band,
 #: founder), or a relation from one subject to the other. Not a shared birthplace: two
 #: physicists born in Rome are strangers (QUALITY.md: "strangers who merely share a type").
-COMPARISON_LINKS = ("directed_by", "written_by", "member_of", "founded_by")
+COMPARISON_LINKS = ("directed_by", "written_by", "created_by", "hosted_by", "member_of",
+                    "founded_by")
 COMPARISON_DIRECT = ("married",)
 COMPARISON_DATED = ("born", "died", "released", "founded")
 #: Temporal, one subject: (first, second) relation pairs. The second may be an entity fact
@@ -51,7 +53,7 @@ COMPARISON_DATED = ("born", "died", "released", "founded")
 TEMPORAL_PAIRS = (("born", "died"), ("born", "won"), ("born", "married"),
                   ("born", "member_of"), ("founded", "opened"), ("released", "won"))
 #: Temporal, linked: a maker's birth and the date of the work or organisation.
-TEMPORAL_MAKERS = ("directed_by", "written_by", "founded_by")
+TEMPORAL_MAKERS = ("directed_by", "written_by", "created_by", "founded_by")
 TEMPORAL_WORKS = ("released", "founded")
 
 

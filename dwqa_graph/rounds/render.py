@@ -89,6 +89,9 @@ _BRIDGE_NP: dict[str, tuple[str | None, str, dict[str, str]]] = {
     # "author" reads wrong for a film, "writer" is right for a film and a book
     "written_by": (None, "PERSON", {"w1": "the writer of {A}",
                                     "w3": "the person who wrote {A}"}),
+    "created_by": (None, "PERSON", {"k1": "the creator of {A}",
+                                    "k2": "the person who created {A}"}),
+    "hosted_by": (None, "PERSON", {"h1": "the host of {A}"}),
     "born_in": ("PERSON", "PLACE", {"b1": "the birthplace of {A}",
                                     "b2": "the place where {A} was born"}),
     "died_in": ("PERSON", "PLACE", {"x1": "the place where {A} died"}),
@@ -182,7 +185,8 @@ def _intersection(p: Path, rng: random.Random) -> Rendered:
 # -- comparison ------------------------------------------------------------------------------
 #: The link both subjects share, as an apposition: relation -> phrasing over {L}.
 _LINK = {"directed_by": "both directed by {L}", "written_by": "both written by {L}",
-         "member_of": "both members of {L}", "founded_by": "both founded by {L}"}
+         "member_of": "both members of {L}", "founded_by": "both founded by {L}",
+         "created_by": "both created by {L}", "hosted_by": "both hosted by {L}"}
 #: Dated relation -> (subject type, difference phrasings, which-first phrasing). {A} {B}:
 #: the subjects, {link}: the apposition.
 _COMPARE: dict[str, tuple[str | None, dict[str, str], str]] = {
@@ -270,6 +274,8 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
         "m2": "{W} came out how many years after its director was born?"},
     ("written_by", "released"): {
         "m1": "How many years after the birth of its author was {W} published?"},
+    ("created_by", "released"): {
+        "m1": "How many years after the birth of its creator was {W} released?"},
     ("founded_by", "founded"): {
         "m1": "How many years after the birth of its founder {P} was {W} founded?",
         "m2": "{W} was founded how many years after {P} was born?"},

@@ -280,3 +280,16 @@ def test_a_credit_needs_the_person_of_its_role() -> None:
                         "filmmaker."}
     assert "wrong_person" in path_problems(g, p, r, poet)
     assert "wrong_person" not in path_problems(g, p, r, director)
+
+
+def test_a_difference_from_years_says_it_counts_years() -> None:
+    """From two years "how old" has two answers: the question counts years explicitly; with
+    both dates to the day it asks the age, computed to the day."""
+    born = fact("Pelé", "born", year=1940, date="1940", precision="year")
+    won = fact("Pelé", "won", object="FIFA World Cup", object_type="MISC", when="1958")
+    r = render(FactPath(form="temporal", facts=[born, won]), random.Random(0))
+    assert "the year Pelé was born" in r.question and r.answer == "18 years"
+    day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
+    day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
+    r = render(FactPath(form="temporal", facts=[day_born, day_won]), random.Random(0))
+    assert r.question == "How old was Pelé when winning FIFA World Cup?" and r.answer == "17"

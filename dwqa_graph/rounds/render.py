@@ -188,27 +188,28 @@ _LINK = {"directed_by": "both directed by {L}", "written_by": "both written by {
          "member_of": "both members of {L}", "founded_by": "both founded by {L}",
          "created_by": "both created by {L}", "hosted_by": "both hosted by {L}"}
 #: Dated relation -> (subject type, difference phrasings, which-first phrasing). {A} {B}:
-#: the subjects, {link}: the apposition.
+#: the subjects, {link}: the apposition. Every difference is between *years*, and says so:
+#: "how many years apart were they born" has two answers for births in December and January.
 _COMPARE: dict[str, tuple[str | None, dict[str, str], str]] = {
     "born": ("PERSON", {
-        "c1": "How many years apart were {A} and {B}, {link}, born?",
+        "c1": "How many years apart are the birth years of {A} and {B}, {link}?",
         "c2": "{A} and {B} were {link_bare}. How many years separate their birth years?",
         "c3": "By how many years does the birth year of {A} differ from that of {B}, "
               "{link}?"},
              "Who was born first: {A} or {B}, {link}?"),
     "died": ("PERSON", {
-        "c1": "How many years apart did {A} and {B}, {link}, die?",
+        "c1": "How many years apart are the years in which {A} and {B}, {link}, died?",
         "c3": "By how many years does the year of death of {A} differ from that of {B}, "
               "{link}?"},
              "Who died first: {A} or {B}, {link}?"),
     "released": (None, {
-        "c1": "How many years apart were {A} and {B}, {link}, released?",
-        "c2": "{A} and {B} were {link_bare}. How many years after the first did the other "
-              "come out?"},
+        "c1": "How many years apart are the release years of {A} and {B}, {link}?",
+        "c2": "{A} and {B} were {link_bare}. How many years separate their release years?"},
                  "Which came out first: {A} or {B}, {link}?"),
     "founded": (None, {
-        "c1": "How many years apart were {A} and {B}, {link}, founded?",
-        "c2": "{A} and {B} were {link_bare}. How many years separate their founding?"},
+        "c1": "How many years apart are the founding years of {A} and {B}, {link}?",
+        "c2": "{A} and {B} were {link_bare}. How many years separate their founding "
+              "years?"},
                 "Which was founded first: {A} or {B}, {link}?"),
 }
 _DIRECT = {"married": ("spouses", "who married each other")}
@@ -252,33 +253,45 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
 
 
 # -- temporal --------------------------------------------------------------------------------
-#: One subject: (first, second) -> phrasings over {S} (subject) and {O} (the second fact's
-#: object). The answer is the difference of the two years.
-_TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str]]] = {
-    ("born", "won"): ("PERSON", {"t1": "How many years after being born did {S} win {O}?",
-                                 "t2": "{S} won {O} how many years after being born?"}),
-    ("born", "married"): ("PERSON", {"t1": "How many years after being born did {S} marry "
-                                           "{O}?"}),
-    ("born", "member_of"): ("PERSON", {"t1": "How many years after being born did {S} "
-                                             "join {O}?"}),
-    ("founded", "opened"): (None, {"t1": "How many years after {S} was founded did it "
-                                         "open?"}),
-    ("released", "won"): (None, {"t1": "How many years after {S} was released did it win "
-                                       "{O}?"}),
+#: One subject: (first, second) -> (subject type, phrasings over {S} (subject) and {O} (the
+#: second fact's object) counting years, and -- for a birth -- the age phrasing used when
+#: both dates are to the day). From two years, "how old" or "how many years after being
+#: born" has two answers; the year phrasing says how years are counted.
+_TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] = {
+    ("born", "won"): ("PERSON", {
+        "t1": "How many years passed between the year {S} was born and the year {S} won {O}?"},
+        "How old was {S} when winning {O}?"),
+    ("born", "married"): ("PERSON", {
+        "t1": "How many years passed between the year {S} was born and the year {S} married "
+              "{O}?"},
+        "How old was {S} when marrying {O}?"),
+    ("born", "member_of"): ("PERSON", {
+        "t1": "How many years passed between the year {S} was born and the year {S} joined "
+              "{O}?"},
+        "How old was {S} when joining {O}?"),
+    ("founded", "opened"): (None, {
+        "t1": "How many years passed between the year {S} was founded and the year it "
+              "opened?"}, None),
+    ("released", "won"): (None, {
+        "t1": "How many years passed between the year {S} was released and the year it won "
+              "{O}?"}, None),
 }
 #: A maker's birth and their work's date: maker relation -> work's relation -> phrasings
 #: over {W} (the work) and {P} (the maker, named only in the phrasings that say so).
 _MAKER: dict[tuple[str, str], dict[str, str]] = {
     ("directed_by", "released"): {
-        "m1": "How many years after the birth of its director was {W} released?",
-        "m2": "{W} came out how many years after its director was born?"},
+        "m1": "How many years separate the birth year of the director of {W} and the year "
+              "{W} was released?",
+        "m2": "{W} came out how many years after its director's birth year?"},
     ("written_by", "released"): {
-        "m1": "How many years after the birth of its author was {W} published?"},
+        "m1": "How many years separate the birth year of the writer of {W} and the year {W} "
+              "was published?"},
     ("created_by", "released"): {
-        "m1": "How many years after the birth of its creator was {W} released?"},
+        "m1": "How many years separate the birth year of the creator of {W} and the year "
+              "{W} was released?"},
     ("founded_by", "founded"): {
-        "m1": "How many years after the birth of its founder {P} was {W} founded?",
-        "m2": "{W} was founded how many years after {P} was born?"},
+        "m1": "How many years separate the birth year of {P} and the year {P} founded {W}?",
+        "m2": "{W} was founded how many years after the birth year of its founder {P}?"},
 }
 
 
@@ -316,13 +329,21 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     entry = _TEMPORAL.get((f1.relation, f2.relation))
     if entry is None:
         raise Unworded("no_template")
-    s_type, frames = entry
+    s_type, frames, age_frame = entry
     if not _type_ok(s_type, f1.subject_type):
         raise Unworded("entity_types")
     if y2 <= y1:
         raise Unworded("order")
     if "{O}" in "".join(frames.values()) and not f2.object:
         raise Unworded("no_object")
+    b, d = _day(f1), _day(f2)
+    if age_frame is not None and b is not None and d is not None:
+        age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))
+        return Rendered(question=age_frame.format(S=f1.subject, O=f2.object or ""),
+                        answer=str(age), answer_type="number", pattern="temporal",
+                        phrasing=f"temporal/{f1.relation}+{f2.relation}.age",
+                        anchors=[f1.subject] + ([f2.object] if f2.object else []),
+                        detail={"dates": [f1.date, f2.date], "age": age})
     key, frame = _pick(rng, frames)
     question = frame.format(S=f1.subject, O=f2.object or "")
     return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",

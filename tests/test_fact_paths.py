@@ -16,8 +16,10 @@ import random
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.cli.main import main
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
@@ -58,7 +60,8 @@ def keyed(g: PathGraph) -> set[tuple[str, ...]]:
     return {(p.form, *[f"{f.subject}|{f.relation}" for f in p.facts]) for p in g.paths}
 
 
-def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                     env: dict[str, str]) -> None:
     build(store, nlp, tmp_path, PAGES)
     [g] = load_path_graphs(store, t=1)
     found = keyed(g)
@@ -105,6 +108,11 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path)
     stats = collisions(store, rounds=[report.round, again.round])
     [per] = stats["graphs"].values()
     assert per["k_per_round"] == [len(g.paths)] * 2
+    # the command line says what a paths round holds and why graphs got none
+    out = CliRunner().invoke(main, ["round", "new", "--seed", "5", "--generator", "paths",
+                                    "--reuse", "allow"], env=env)
+    assert out.exit_code == 0, out.output
+    assert "1 items for 1 seed graphs" in out.output and "two-option share" in out.output
     # a draw over many seeds reaches every form the graph has
     forms = {draw(g, r, 0).form for r in range(200)}  # type: ignore[union-attr]
     assert forms == {p.form for p in g.paths}

@@ -77,10 +77,20 @@ def round_new(settings: Settings, seed: int, docs: int, hops: int, patterns: str
     with open_store(settings) as store:
         report = new_round(store, seed=seed, generator=gen, cfg=cfg, dataset=dataset,
                            t=round_t, judge_llm=open_llm(judge_spec))
-    emit(as_json, report.model_dump(), lambda: click.echo(
-        f"round {report.round}: {report.items} items for {report.graphs} seed graphs "
-        f"({report.no_item} without a valid candidate) {report.patterns}; rejected per "
-        f"check: {report.check_rejections}"))
+    def human() -> None:
+        click.echo(f"round {report.round}: {report.items} items for {report.graphs} seed graphs "
+                   f"({report.no_item} without a valid candidate) {report.patterns}")
+        if report.set_quality is None:
+            click.echo(f"  rejected per check: {report.check_rejections}")
+            return
+        q = report.set_quality  # a fact-path round: its reasons and set-level numbers
+        click.echo(f"  no item: {report.no_item_reasons}; rejected: {report.rejected_by_reason}")
+        click.echo(f"  two-option share {q['two_option_share']}, answer types "
+                   f"{q['answer_types']}, {q['phrasings']} phrasings, median K "
+                   f"{q['median_k']}, collision bound at {q['collision_bound']['rounds']} "
+                   f"rounds {q['collision_bound']['bound']}")
+
+    emit(as_json, report.model_dump(), human)
 
 
 @round_group.command("list")

@@ -11,18 +11,15 @@ Tony Scott's two full dates give an age at death (Cameron's year-only dates woul
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.cli.main import main
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.rounds import paths as paths_mod
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
@@ -31,6 +28,8 @@ from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
 from dwqa_graph.rounds.render import Unworded, covered, render
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
+
+from .test_facts import ingest_pages
 
 PAGES = {
     "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "
@@ -47,12 +46,7 @@ PAGES = {
 
 
 def build(store: Store, nlp: CoreNLP, tmp_path: Path, pages: dict[str, str]) -> None:
-    item = {"_id": "q1", "question": "Who directed Titanic?", "answer": "James Cameron",
-            "supporting_facts": [], "context": [[t, [x]] for t, x in pages.items()]}
-    path = tmp_path / "pages.json"
-    path.write_text(json.dumps([item]))
-    ingest(store, [path], fmt="hotpotqa")
-    extract_claims(store)
+    ingest_pages(store, tmp_path, pages)
     extract_facts(store, nlp=nlp)
 
 

@@ -209,10 +209,11 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     rejected: Counter[str] = Counter()
     attempts = 0
     taken: set[str] = set()  # paths asked by an earlier graph of this round
+    # page texts for the not-verbatim check, read once per round: graphs share pages
+    texts: dict[str, str] = {}
     for g in graphs:
         r = graph_seed(round_seed, g.query_id)
         reasons: list[str] = []
-        texts: dict[str, str] = {}
         for attempt in range(cfg.attempts):
             path = _draw(g, cfg, r, attempt, taken)
             if path is None:

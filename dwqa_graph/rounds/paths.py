@@ -171,11 +171,11 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
         graphs = [{"query_id": h["query_id"],
                    "versions": [d["version_id"] for d in h["documents"]]} for h in batch]
         rows = path_rows(store, graphs)
-        wanted = sorted({f for r in rows for f in r["facts"]})
+        wanted = {f for r in rows for f in r["facts"]}
         versions = sorted({v for g in graphs for v in g["versions"]})
         facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
                  for r in store.query("paths/facts", versions=versions)
-                 if r["id"] in set(wanted)}
+                 if r["id"] in wanted}
         by_graph: dict[str, list[Path]] = {}
         for r in rows:
             if all(f in facts for f in r["facts"]):

@@ -295,3 +295,46 @@ def test_a_difference_from_years_says_it_counts_years() -> None:
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
     r = render(FactPath(form="temporal", facts=[day_born, day_won]), random.Random(0))
     assert r.question == "How old was Pelé when winning FIFA World Cup?" and r.answer == "17"
+
+
+EVENTS = {
+    "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
+                         "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
+                         "In 2018, Ronaldo signed for Juventus.\n"
+                         "In 2021, Ronaldo criticized the decision.\n"
+                         "Ronaldo visited Lisbon in 2010.\nRonaldo visited Lisbon in 2015.",
+}
+
+
+def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    """Two events of one subject give a temporal path worded by their phrases; an event
+    without a phrase ("criticized the decision") and one with two years ("visited Lisbon",
+    2010 and 2015) give none."""
+    build(store, nlp, tmp_path, EVENTS)
+    [g] = load_path_graphs(store, t=1)
+    events = {(f.relation, f.phrase) for p in g.paths for f in p.facts}
+    assert ("event", "signed for Real Madrid") in events
+    assert ("event", "signed for Juventus") in events
+    assert {ph for _, ph in events} <= {None, "signed for Real Madrid", "signed for Juventus"}
+    pair = [p for p in g.paths if [f.relation for f in p.facts] == ["event", "event"]]
+    assert len(pair) == 1 and [f.year for f in pair[0].facts] == [2009, 2018]
+    worded = {render(pair[0], random.Random(s)).question for s in range(30)}
+    assert len(worded) >= 2
+    assert all("signed for Real Madrid" in q and "signed for Juventus" in q for q in worded)
+    assert {render(pair[0], random.Random(s)).answer for s in range(30)} == {"9 years"}
+    born = [p for p in g.paths if [f.relation for f in p.facts] == ["born", "event"]]
+    assert len(born) == 2  # the birth with each signing; never with a Lisbon visit
+
+
+def test_event_wording_names_the_subject_again_by_surname() -> None:
+    a = fact("Cristiano Ronaldo", "event", year=2009, phrase="signed for Real Madrid")
+    b = fact("Cristiano Ronaldo", "event", year=2018, phrase="signed for Juventus")
+    qs = {render(FactPath(form="temporal", facts=[a, b]), random.Random(s)).question
+          for s in range(40)}
+    assert "How many years passed between the year Cristiano Ronaldo signed for Real Madrid "\
+           "and the year Ronaldo signed for Juventus?" in qs
+    assert all(q[0].isupper() and q.endswith("?") for q in qs)
+    # an event with no phrase is no question
+    with pytest.raises(Unworded):
+        render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),
+               random.Random(0))

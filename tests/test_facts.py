@@ -110,6 +110,28 @@ def test_dated_event_is_the_verbs_own_date(nlp: CoreNLP) -> None:
     assert any(f.subject.name == "Gianni Infantino" and f.year == 2017 for f in facts)
 
 
+def test_an_event_is_worded_by_its_own_predicate(nlp: CoreNLP) -> None:
+    """An event keeps the words that name it (objects, prepositional phrases) and loses its
+    subject, its date and its asides; a predicate that names nothing findable (no proper
+    name, a pronoun, a word the parser lost) has no phrase, and no question uses it."""
+    def phrases(title: str, sentence: str) -> dict[int | None, str | None]:
+        return {f.year: f.phrase for f in facts_of(nlp, title, sentence)
+                if f.relation == "event"}
+    assert phrases("Cristiano Ronaldo", "Ronaldo made his international debut for Portugal "
+                   "in 2003 at the age of 18.") == {2003: "made his international debut for "
+                                                          "Portugal"}
+    assert phrases("A. P. J. Abdul Kalam", "Kalam was elected as the 11th President of India "
+                   "in 2002 with the support of both the ruling Bharatiya Janata Party and the "
+                   "then-opposition Indian National Congress.") == {
+        2002: "was elected as the 11th President of India"}
+    # dated events all, none of them worded
+    assert phrases("David Malpass", "On January 19, 2022, David Malpass criticized the "
+                   "acquisition.") == {2022: None}
+    assert phrases("Paris Hilton", "Paris Hilton released her self-titled debut album, Paris, "
+                   "on August 22, 2006.") == {2006: None}  # "her" is lost by the parser
+    assert phrases("Anna Berg", "In 2011, Anna Berg sold it to Olof Lund.") == {2011: None}
+
+
 @pytest.mark.parametrize("sentence", [
     "Solvane Energy will open its second factory in 2027 in Skellefteå.",  # modal
     "Solvane Energy plans to open a factory in 2027.",  # irrealis complement

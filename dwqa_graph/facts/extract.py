@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -75,7 +75,7 @@ def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
         if any(t.lemma.lower() == "respectively" for t in sent.tokens):
             continue
         spans = page.spans(sent, passage.text)
-        for f in _sentence_facts(sent, spans, page):
+        for f in _sentence_facts(sent, spans, page, passage.text):
             if not _typed(f):
                 continue
             fact = _fact(f, passage.version_id, passage.start + sent.start,
@@ -117,6 +117,7 @@ class _Read:
     value: float | None = None
     unit: str | None = None
     approximate: bool = False
+    phrase: str | None = None
 
 
 def _ref(s: Span) -> EntityRef:
@@ -133,7 +134,7 @@ def _fact(r: _Read, version_id: str, start: int, evidence: str, extractor: str) 
         relation=r.relation, verb=r.verb, subject=subject, object_kind=kind, object=obj,
         date=r.date.iso if r.date else None, year=r.date.year if r.date else None,
         precision=r.date.precision if r.date else None, value=r.value, unit=r.unit,
-        approximate=r.approximate, when=r.when.iso if r.when else None,
+        approximate=r.approximate, when=r.when.iso if r.when else None, phrase=r.phrase,
         version_id=version_id, start=start, end=start + len(evidence), evidence=evidence,
         extractor=extractor)
 
@@ -208,7 +209,7 @@ def _entities(sent: Sentence, v: int, spans: list[Span], *rels: str) -> list[Spa
     return out
 
 
-def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver,
+def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text: str,
                     ) -> Iterator[_Read]:
     yield from _population(sent, spans, page)
     if not spans:
@@ -235,12 +236,12 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver,
         places = [s for s in _entities(sent, v, spans, "obl:in") if s.type == "PLACE"]
         for subj in subjects:
             yield from _verb_facts(sent, v, lemma, passive, subj, date, agents, objects,
-                                   places, spans)
+                                   places, spans, text)
 
 
 def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                 date: DateValue | None, agents: list[Span], objects: list[Span],
-                places: list[Span], spans: list[Span]) -> Iterator[_Read]:
+                places: list[Span], spans: list[Span], text: str) -> Iterator[_Read]:
     if lemma in _BIRTH and passive:
         if date:
             yield _Read("born", lemma, subj, date=date)
@@ -309,7 +310,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         yield from _quantities(sent, v, lemma, subj, None)
         return
     if date and _plain_event(sent, v, lemma):
-        yield _Read("event", lemma, subj, date=date)
+        yield _Read("event", lemma, subj, date=date, phrase=event_phrase(sent, v, text))
     yield from _quantities(sent, v, lemma, subj, date)
 
 
@@ -320,6 +321,78 @@ def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
     if lemma.split()[0] in _LIGHT or sent.token(v).pos == "VBG":
         return False
     return not any(sent.token(a).word.lower() == "had" for a in sent.deps(v, "aux"))
+
+
+# An event's predicate keeps the verb's auxiliaries, particle, objects, complements and
+# prepositional phrases (not the subject, the date, adverbs or clauses, which the question
+# does not restate): ``event_phrase``.
+# Inside those, a clause or an aside is not followed ("signed for Juventus, where he ...").
+_PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "nsubj", "nsubj:pass",
+                "nsubj:xsubj", "ref", "csubj", "discourse", "list")
+_TIME_NER = {"DATE", "TIME", "DURATION", "SET", "NUMBER"}
+_DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other"}
+PHRASE_MAX_TOKENS = 14
+
+
+def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
+    """The event's predicate as the sentence words it, without subject, date and clauses:
+    "signed for Real Madrid", "was elected as the 11th President of India". None unless it
+    names the event by itself: a simple past or passive, a proper name in it (the
+    "criticized the acquisition" of one page is no event a reader can find), no pronoun
+    but a possessive ("made his debut for Portugal"), no deictic word, at most
+    ``PHRASE_MAX_TOKENS``. A dependent holding a time or a number is left out with its
+    words ("in 2009"; "at the age of 18" would state the answer)."""
+    tok = sent.token(v)
+    auxes = [sent.token(a).word.lower() for a in sent.deps(v, "aux", "aux:pass")]
+    if not (tok.pos == "VBD" and not auxes) and not (
+            tok.pos == "VBN" and auxes and all(a in ("was", "were") for a in auxes)):
+        return None
+    keep = {v}
+    for d in sent.deps(v, "aux", "aux:pass", "compound:prt", "obj", "iobj", "xcomp"):
+        sub = _subtree(sent, d)
+        if v in sub or any(sent.token(i).ner in _TIME_NER for i in sub):
+            return None
+        keep |= sub
+    # prepositional phrases in sentence order while the phrase stays short; a long aside
+    # ("with the support of both the ruling ...") is left out whole
+    for d in sorted(sent.deps(v, "obl:")):
+        sub = _subtree(sent, d)
+        if (v not in sub and len(keep | sub) <= PHRASE_MAX_TOKENS
+                and not any(sent.token(i).ner in _TIME_NER for i in sub)):
+            keep |= sub
+    idx = sorted(keep)
+    # a gap is a whole dependent of the verb left out (the date, an adverb, an aside); a
+    # word missing inside a kept part ("released [her] debut album") is a parse error
+    dropped = set().union(*(_subtree(sent, d) for _, d in sent.children.get(v, ())))
+    if any(i not in keep and i not in dropped for i in range(idx[0], idx[-1] + 1)):
+        return None
+    toks = [sent.token(i) for i in idx]
+    if any(t.pos == "PRP" or t.word.lower() in _DEICTIC for t in toks):
+        return None
+    if not any(t.pos in ("NNP", "NNPS") for t in toks if t.i != v):
+        return None
+    # the words in sentence order, as written; a gap (a dropped date or adverb) is a space
+    runs: list[list[int]] = []
+    for i in idx:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    out = " ".join(sent.text_of(text, r[0], r[-1]) for r in runs).strip(" ,;:-")
+    return out if len(out.split()) >= 2 and "\n" not in out else None
+
+
+def _subtree(sent: Sentence, d: int) -> set[int]:
+    """``d`` and what hangs from it, not following clauses and asides (``_PHRASE_STOP``);
+    enhanced++ edges make a graph, so visited nodes are skipped."""
+    seen = {d}
+    todo = [d]
+    while todo:
+        for r, c in sent.children.get(todo.pop(), ()):
+            if c not in seen and r not in _PHRASE_STOP and not r.startswith("conj"):
+                seen.add(c)
+                todo.append(c)
+    return seen
 
 
 def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,

@@ -34,7 +34,8 @@ RELATIONS: dict[str, str] = {
     "population": "number of inhabitants (quantity, with the census year if stated)",
     "quantity": "a counted or measured amount the subject has (quantity; unit = what is "
                 "counted)",
-    "event": "any other dated event of the subject: the verb's lemma says which (date)",
+    "event": "any other dated event of the subject: the verb's lemma says which, its "
+             "phrase words it (date)",
 }
 Relation = Literal["born", "born_in", "died", "died_in", "founded", "founded_by", "released",
                    "directed_by", "written_by", "produced_by", "created_by", "hosted_by",
@@ -76,6 +77,9 @@ class Fact(_Model):
     approximate: bool = False
     when: str | None = Field(None, description="A date stated for an entity or quantity fact "
                              "('won the award in 2016', 'population in 2010').")
+    phrase: str | None = Field(None, description="An event's predicate as its sentence "
+                               "words it, without subject and date ('signed for Real Madrid'); "
+                               "None when it does not name the event by itself.")
     claim_id: str | None = Field(None, description="The claim whose span holds the evidence "
                                  "(None: a sentence the claims stage left out, e.g. one "
                                  "opening with a pronoun the page's subject resolves).")

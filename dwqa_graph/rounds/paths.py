@@ -9,7 +9,8 @@ seed graph, enumerated in Cypher (``cypher/paths/*.cypher``), one query per form
   ("What did James Cameron direct that was released in 1997?");
 - ``comparison``: the same dated relation of two subjects that share a named link (same
   director, band, birthplace; married), never two strangers of one type;
-- ``temporal``: two dated facts of one subject, or a maker's birth and their work's date.
+- ``temporal``: two dated facts of one subject (two of its events: "signed for Real Madrid",
+  "signed for Juventus"), or a maker's birth and their work's date.
 
 The pool of a graph is every such path; round t draws one with r_i,t (``draw``), and fresh
 rounds skip the paths that use a fact round t-1's items used. Which relations each form
@@ -48,10 +49,12 @@ COMPARISON_LINKS = ("directed_by", "written_by", "created_by", "hosted_by", "mem
                     "founded_by")
 COMPARISON_DIRECT = ("married",)
 COMPARISON_DATED = ("born", "died", "released", "founded")
-#: Temporal, one subject: (first, second) relation pairs. The second may be an entity fact
-#: with its stated year ("won the award in 2016").
+#: Temporal, one subject: (first, second) relation pairs, the first earlier. The second may
+#: be an entity fact with its stated year ("won the award in 2016"), or an event worded by
+#: its phrase ("signed for Juventus"; an event without one names nothing a reader can find).
 TEMPORAL_PAIRS = (("born", "died"), ("born", "won"), ("born", "married"),
-                  ("born", "member_of"), ("founded", "opened"), ("released", "won"))
+                  ("born", "member_of"), ("founded", "opened"), ("released", "won"),
+                  ("born", "event"), ("founded", "event"), ("event", "event"))
 #: Temporal, linked: a maker's birth and the date of the work or organisation.
 TEMPORAL_MAKERS = ("directed_by", "written_by", "created_by", "founded_by")
 TEMPORAL_WORKS = ("released", "founded")
@@ -76,6 +79,7 @@ class PathFact(BaseModel):
     unit: str | None = None
     when: str | None = None
     approximate: bool | None = False
+    phrase: str | None = None
     evidence: str
     start: int
     end: int

@@ -275,7 +275,33 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     ("released", "won"): (None, {
         "t1": "How many years passed between the year {S} was released and the year it won "
               "{O}?"}, None),
+    # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {s}: the subject again,
+    # by surname for a person
+    ("born", "event"): ("PERSON", {
+        "t1": "How many years passed between the year {S} was born and the year {s} {P2}?",
+        "t2": "Counting by birth year, how old was {S} in the year {s} {P2}?"},
+        "How old was {S} on the day {s} {P2}?"),
+    ("founded", "event"): (None, {
+        "t1": "How many years passed between the year {S} was founded and the year {s} "
+              "{P2}?",
+        "t2": "{S} was founded in one year and {P2} in a later one. How many years apart "
+              "were those two years?"}, None),
+    ("event", "event"): (None, {
+        "e1": "How many years passed between the year {S} {P1} and the year {s} {P2}?",
+        "e2": "Counting calendar years, how long after {S} {P1} was it that {s} {P2}?",
+        "e3": "{S} {P1} in one year and {P2} in a later one. How many years apart were those "
+              "two years?"}, None),
 }
+#: Name suffixes a surname is not ("Martin Luther King Jr.").
+_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+
+
+def short_name(name: str, entity_type: str) -> str:
+    """A person named again in one question: by surname ("Ronaldo"); anything else whole."""
+    words = name.split()
+    if entity_type != "PERSON" or len(words) < 2 or words[-1].lower() in _SUFFIXES:
+        return name
+    return words[-1]
 #: A maker's birth and their work's date: maker relation -> work's relation -> phrasings
 #: over {W} (the work) and {P} (the maker, named only in the phrasings that say so).
 _MAKER: dict[tuple[str, str], dict[str, str]] = {
@@ -336,16 +362,20 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("order")
     if "{O}" in "".join(frames.values()) and not f2.object:
         raise Unworded("no_object")
+    if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
+        raise Unworded("no_phrase")
+    slots = {"S": f1.subject, "O": f2.object or "", "P1": f1.phrase or "",
+             "P2": f2.phrase or "", "s": short_name(f1.subject, f1.subject_type)}
     b, d = _day(f1), _day(f2)
     if age_frame is not None and b is not None and d is not None:
         age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))
-        return Rendered(question=age_frame.format(S=f1.subject, O=f2.object or ""),
+        return Rendered(question=age_frame.format(**slots),
                         answer=str(age), answer_type="number", pattern="temporal",
                         phrasing=f"temporal/{f1.relation}+{f2.relation}.age",
                         anchors=[f1.subject] + ([f2.object] if f2.object else []),
                         detail={"dates": [f1.date, f2.date], "age": age})
     key, frame = _pick(rng, frames)
-    question = frame.format(S=f1.subject, O=f2.object or "")
+    question = frame.format(**slots)
     return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",
                     pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                     anchors=[f1.subject] + ([f2.object] if f2.object else []),

@@ -1,9 +1,9 @@
-// Temporal paths: two dated facts of one subject with different relations (born and died,
-// founded and opened, born and won ...), or a person's birth and a dated fact of a work or
+// Temporal paths: two dated facts of one subject, the first earlier (born and died, founded
+// and opened, born and won, two events worded by their phrases ...), or a person's birth and a dated fact of a work or
 // organisation they are linked to ("Titanic -directed_by-> James Cameron", born 1954,
 // released 1997: "How old was the director of Titanic when it was released?"). Each date
-// is the only year of its relation for its subject in the graph; the facts come from
-// different sentences. Parameters: $graphs [{query_id, versions}], $pairs ([[first,
+// is the only year of its relation (an event: of its phrase) for its subject in the graph;
+// the facts come from different sentences. Parameters: $graphs [{query_id, versions}], $pairs ([[first,
 // second]] relation pairs of one subject), $makers (work -> person relations), $works (the
 // work's dated relations).
 UNWIND $graphs AS g
@@ -12,9 +12,11 @@ CALL (g) {
     MATCH (v1:DocumentVersion)<-[:READ_FROM]-(f1:Fact)-[:SUBJECT]->(s:NamedEntity)
           <-[:SUBJECT]-(f2:Fact)-[:READ_FROM]->(v2:DocumentVersion)
     WHERE v1.id IN g.versions AND v2.id IN g.versions AND [f1.relation, f2.relation] IN $pairs
-      AND coalesce(f1.year, toInteger(left(f1.when, 4))) IS NOT NULL
-      AND coalesce(f2.year, toInteger(left(f2.when, 4))) IS NOT NULL
+      AND coalesce(f1.year, toInteger(left(f1.when, 4)))
+          < coalesce(f2.year, toInteger(left(f2.when, 4)))
       AND NOT (v1 = v2 AND f1.start = f2.start)
+      AND (f1.relation <> 'event' OR f1.phrase IS NOT NULL)
+      AND (f2.relation <> 'event' OR f2.phrase IS NOT NULL)
       AND NOT s.generic AND COUNT { (s)-[:SUBJECT_OF]->() } <= 1
     RETURN s, null AS work, f1, f2, [] AS links
     UNION
@@ -36,15 +38,16 @@ CALL (g) {
   WITH g, s, work, f1, f2, links
   WHERE COUNT { MATCH (s)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
                 WHERE w.id IN g.versions AND h.relation = f1.relation
+                  AND coalesce(h.phrase, '') = coalesce(f1.phrase, '')
                 RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
     // the second date: one year for its relation (and its object: "won the Oscar")
     AND COUNT { MATCH (x:NamedEntity)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
                 WHERE x = coalesce(work, s) AND w.id IN g.versions
-                  AND h.relation = f2.relation
+                  AND h.relation = f2.relation AND coalesce(h.phrase, '') = coalesce(f2.phrase, '')
                   AND (NOT EXISTS { (f2)-[:OBJECT]->() }
                        OR EXISTS { (f2)-[:OBJECT]->(:NamedEntity)<-[:OBJECT]-(h) })
                 RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
-  WITH g, s, work, f1.relation AS r1, f2.relation AS r2,
+  WITH g, s, work, f1.relation AS r1, f2.relation AS r2, f1.phrase AS p1, f2.phrase AS p2,
        collect([f1.id, f2.id] + links) AS alternatives
   RETURN 'temporal' AS form, alternatives[0] AS facts, work.id AS link
 }

@@ -199,6 +199,43 @@ def test_round_over_example_corpus_and_hotpotqa(corpus: Store, tmp_path: Path) -
     assert 0 < some["bound"] <= 1 and some["k_needed_paper"] >= some["k_needed_tight"]
 
 
+def test_evidence_is_read_a_few_batches_ahead(corpus: Store, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round reads evidence batches only LOADS_AHEAD ahead of the one being generated
+    (the client's memory holds a few batches, not the pool), and the items are the same as
+    with the default batches."""
+    from dwqa_graph.rounds import round as round_mod
+
+    default = new_round(corpus, seed=1, generator=RuleGenerator(), previous=0)
+    monkeypatch.setattr(round_mod, "FIRST_BATCHES", (1, 1))
+    monkeypatch.setattr(round_mod, "EVIDENCE_BATCH", 1)
+    monkeypatch.setattr(round_mod, "LOADS_AHEAD", 1)
+    loads: list[int] = []
+    at_first_chain: list[int] = []
+    load, chain = round_mod._load_batch, round_mod._chain
+
+    def counted_load(store: Store, t: int, batch: list[str]) -> list[SeedGraph]:
+        loads.append(len(batch))
+        return load(store, t, batch)
+
+    async def watched_chain(*args: object) -> object:
+        at_first_chain.append(len(loads))
+        return await chain(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(round_mod, "_load_batch", counted_load)
+    monkeypatch.setattr(round_mod, "_chain", watched_chain)
+    one_by_one = new_round(corpus, seed=1, generator=RuleGenerator(), previous=0)
+    assert one_by_one.graphs == default.graphs >= 5 and len(loads) == default.graphs
+    # read up front, every batch would have been requested before the first graph ran
+    assert at_first_chain[0] <= 2
+    for t in (default.round, one_by_one.round):
+        export_round(corpus, t, tmp_path / f"r{t}.jsonl")
+    rows = [[{k: v for k, v in json.loads(x).items() if k != "round"}
+             for x in (tmp_path / f"r{t}.jsonl").read_text().splitlines()]
+            for t in (default.round, one_by_one.round)]
+    assert rows[0] == rows[1] and rows[0]
+
+
 def brute_force_k(graph: SeedGraph) -> int:
     """Enumerate the connected candidates the sampler can draw (hops 2): claims of
     different documents sharing an entity (MENTIONS) that both events name, two lists of

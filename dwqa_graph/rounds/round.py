@@ -9,6 +9,7 @@ Same round seed + same graph + same θ -> the same items; a frozen round is neve
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import gc
 import heapq
@@ -113,6 +114,8 @@ FIRST_BATCHES = (25, 50)
 #: full Wikipedia pages are ~30,000 claims, and five rounds at once exhausted the server's
 #: transaction memory). A graph above it is read alone.
 EVIDENCE_CLAIMS = 20_000
+#: Evidence batches read ahead of the one whose graphs are being generated.
+LOADS_AHEAD = 2
 
 
 def _id_batches(store: Store, dataset: str | None, ids: list[str] | None) -> list[list[str]]:
@@ -385,7 +388,7 @@ async def _pipeline(store: Store, t: int, dataset: str | None, cfg: SampleConfig
                     gen: Generator, round_seed: int, judge_llm: LLM | None,
                     probe: LLM | None, report: RoundReport,
                     load_texts: Callable[[list[str]], dict[str, str]] | None = None,
-                    ) -> tuple[list[SeedGraph], list[tuple[Sample, QACandidate]],
+                    ) -> tuple[list[tuple[str, list[str]]], list[tuple[Sample, QACandidate]],
                                dict[str, list[str]]]:
     """Load the evidence in batches (two threads) and start each batch's graphs as soon as
     its evidence arrives, so the model works while later batches load. Results are put in
@@ -394,19 +397,37 @@ async def _pipeline(store: Store, t: int, dataset: str | None, cfg: SampleConfig
     batches = await asyncio.to_thread(_id_batches, store, dataset, None)
     loop = asyncio.get_running_loop()
     tally, gate, texts = _Tally(), _model_gate(gen, judge_llm, probe), _Texts(load_texts)
-    graphs: list[SeedGraph] = []
+    # what the round keeps of a graph once its chain has run: the snapshot's version ids
+    graphs: list[tuple[str, list[str]]] = []
     tasks = []
     with ThreadPoolExecutor(max_workers=2) as pool:
-        loads = [loop.run_in_executor(pool, _load_batch, store, t, b) for b in batches]
-        for load in loads:
-            for g in await load:
-                graphs.append(g)
+        # A batch is loaded only when at most LOADS_AHEAD others wait: the client holds a
+        # few batches' evidence, not the whole pool's (five rounds of 538 full-page graphs
+        # at once went past the machine's memory when every batch was read up front).
+        pending = collections.deque(batches)
+        loads: collections.deque[asyncio.Future[list[SeedGraph]]] = collections.deque()
+
+        def top_up() -> None:
+            while pending and len(loads) < LOADS_AHEAD:
+                loads.append(loop.run_in_executor(pool, _load_batch, store, t,
+                                                  pending.popleft()))
+
+        top_up()
+        while loads:
+            batch = await loads.popleft()
+            top_up()
+            for g in batch:
+                graphs.append((g.query_id, [b.version_id for b in g.documents]))
                 tasks.append(asyncio.create_task(_chain(g, cfg, gen, round_seed, judge_llm,
                                                         probe, tally, gate, texts)))
+            del batch
+            # the chains of this batch run before the next batch is taken: their graphs
+            # are then only referenced by what their items use
+            await asyncio.sleep(0)
         evidence_s = time.perf_counter() - started
         outs = await asyncio.gather(*tasks)
     done = [x for x, _ in outs if x is not None]
-    failed = {g.query_id: r for g, (x, r) in zip(graphs, outs, strict=True) if x is None}
+    failed = {q: r for (q, _), (x, r) in zip(graphs, outs, strict=True) if x is None}
     report.graphs = len(graphs)
     report.evidence_ms_per_graph = round(1000 * evidence_s / max(len(graphs), 1), 3)
     report.attempts = tally.attempts
@@ -502,11 +523,12 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generato
     def load_texts(ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
 
-    graphs: list[Any]
+    graphs: list[tuple[str, list[str]]]  # (query id, the version ids of its snapshot)
     done: list[tuple[Any, QACandidate]]
     if isinstance(generator, PathGenerator):
-        graphs, done, failed, stats = path_round(store, t, dataset, cfg, generator, seed,
-                                                 load_texts)
+        path_graphs, done, failed, stats = path_round(store, t, dataset, cfg, generator, seed,
+                                                      load_texts)
+        graphs = [(g.query_id, [d.version_id for d in g.documents]) for g in path_graphs]
         report.graphs, report.attempts = len(graphs), stats["attempts"]
         report.rejected_by_reason = stats["rejected"]
         report.set_quality = set_quality([qa for _, qa in done], stats["pool"])
@@ -522,8 +544,8 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generato
     plan.add("rounds/items", [_item_row(t, seed, th, s, qa) for s, qa in done])
     plan.add("rounds/no_item", [{"t": t, "query_id": q, "reasons": sorted(set(r))}
                                 for q, r in failed.items()])
-    plan.add("rounds/snapshot", [{"t": t, "query_id": g.query_id, "version_id": b.version_id}
-                                 for g in graphs for b in g.documents])
+    plan.add("rounds/snapshot", [{"t": t, "query_id": q, "version_id": v}
+                                 for q, versions in graphs for v in versions])
     report.items = len(done)
     report.no_item = len(failed)
     report.coverage = round(len(done) / len(graphs), 4) if graphs else 0.0

@@ -334,6 +334,12 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
     assert "How many years passed between the year Cristiano Ronaldo signed for Real Madrid "\
            "and the year Ronaldo signed for Juventus?" in qs
     assert all(q[0].isupper() and q.endswith("?") for q in qs)
+    pope = [fact("Pope Benedict XVI", "event", year=y, phrase=ph)
+            for y, ph in ((1958, "became a professor at Freising College"),
+                          (1982, "resigned from his post in Munich"))]
+    for seed in range(20):  # a regnal number is no surname: never "... and the year XVI ..."
+        q = render(FactPath(form="temporal", facts=pope), random.Random(seed)).question
+        assert q.count("XVI") == q.count("Pope Benedict XVI") >= 1
     # an event with no phrase is no question
     with pytest.raises(Unworded):
         render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),

@@ -124,6 +124,11 @@ def test_an_event_is_worded_by_its_own_predicate(nlp: CoreNLP) -> None:
                    "in 2002 with the support of both the ruling Bharatiya Janata Party and the "
                    "then-opposition Indian National Congress.") == {
         2002: "was elected as the 11th President of India"}
+    # an aside before the subject, or one naming the object again, is left out
+    assert phrases("Lionel Messi", "Out of contract, Messi signed for Paris Saint-Germain in "
+                   "August 2021.") == {2021: "signed for Paris Saint-Germain"}
+    assert phrases("Elon Musk", "In 2006, Elon Musk helped create SolarCity, a solar-energy "
+                   "company.") == {2006: "helped create SolarCity"}
     # dated events all, none of them worded
     assert phrases("David Malpass", "On January 19, 2022, David Malpass criticized the "
                    "acquisition.") == {2022: None}

@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "8"
+RULES_VERSION = "9"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -327,7 +327,7 @@ def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
 # prepositional phrases (not the subject, the date, adverbs or clauses, which the question
 # does not restate): ``event_phrase``.
 # Inside those, a clause or an aside is not followed ("signed for Juventus, where he ...").
-_PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "nsubj", "nsubj:pass",
+_PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "appos", "nsubj", "nsubj:pass",
                 "nsubj:xsubj", "ref", "csubj", "discourse", "list")
 _TIME_NER = {"DATE", "TIME", "DURATION", "SET", "NUMBER"}
 _DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other"}
@@ -353,9 +353,10 @@ def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
         if v in sub or any(sent.token(i).ner in _TIME_NER for i in sub):
             return None
         keep |= sub
-    # prepositional phrases in sentence order while the phrase stays short; a long aside
-    # ("with the support of both the ruling ...") is left out whole
-    for d in sorted(sent.deps(v, "obl:")):
+    # prepositional phrases after the verb, in sentence order, while the phrase stays short;
+    # a long aside ("with the support of both the ruling ...") is left out whole, and so is
+    # one before the subject ("Out of contract, he signed for ...")
+    for d in sorted(x for x in sent.deps(v, "obl:") if x > v):
         sub = _subtree(sent, d)
         if (v not in sub and len(keep | sub) <= PHRASE_MAX_TOKENS
                 and not any(sent.token(i).ner in _TIME_NER for i in sub)):

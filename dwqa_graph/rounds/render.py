@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -292,14 +293,15 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
         "e3": "{S} {P1} in one year and {P2} in a later one. How many years apart were those "
               "two years?"}, None),
 }
-#: Name suffixes a surname is not ("Martin Luther King Jr.").
-_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+#: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI").
+_SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+)$")
 
 
 def short_name(name: str, entity_type: str) -> str:
-    """A person named again in one question: by surname ("Ronaldo"); anything else whole."""
+    """A person named again in one question: by surname ("Ronaldo"); a regnal or family
+    suffix keeps the whole name, and anything but a person is named whole."""
     words = name.split()
-    if entity_type != "PERSON" or len(words) < 2 or words[-1].lower() in _SUFFIXES:
+    if entity_type != "PERSON" or len(words) < 2 or _SUFFIX.match(words[-1]):
         return name
     return words[-1]
 #: A maker's birth and their work's date: maker relation -> work's relation -> phrasings

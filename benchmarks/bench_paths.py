@@ -6,7 +6,9 @@ Targets (issue "Questions from fact paths"): sampling <= 10 ms per HotpotQA-size
 
     DWQA_HOME=... DWQA_BOLT_PORT=... .venv/bin/python -m benchmarks.bench_paths [--rounds 3]
 
-It writes rounds (reuse 'allow', seeds 9001...) into that graph, as `round new` would.
+It writes rounds into that graph, as `round new` would: ``--rounds`` consecutive rounds with
+the default fresh reuse (seeds 9001...), and reports per dataset the items per round, the
+distinct items (by their facts) per graph that ever got one, and the round time.
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ from dwqa_graph.config import load_settings
 from dwqa_graph.graph.store import Store
 from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.paths import load_path_graphs
-from dwqa_graph.rounds.round import new_round
+from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=10)
     args = ap.parse_args()
     out: dict[str, object] = {}
     with Store(load_settings()) as store:
@@ -42,13 +44,31 @@ def main() -> None:
                       "with_paths": sum(k > 0 for k in ks),
                       "median_k": statistics.median(ks) if ks else 0,
                       "median_k_covered": statistics.median([k for k in ks if k]) if any(ks) else 0}
+        dataset_of = {r["id"]: r["d"] for r in store.read(
+            "MATCH (q:Query) RETURN q.id AS id, q.dataset AS d")}
         times, items = [], []
+        per_round: dict[str, list[int]] = {d: [] for d in datasets}
+        distinct: dict[str, dict[str, set[str]]] = {d: {} for d in datasets}
         for i in range(args.rounds):
             t0 = time.perf_counter()
-            rep = new_round(store, seed=9001 + i, generator=PathGenerator(),
-                            cfg=SampleConfig(reuse="allow"))
+            rep = new_round(store, seed=9001 + i, generator=PathGenerator(), cfg=SampleConfig())
             times.append(round(time.perf_counter() - t0, 2))
             items.append(rep.items)
+            counts = dict.fromkeys(datasets, 0)
+            for row in export_rows(store, rep.round):
+                d = dataset_of[row["query_id"]]
+                counts[d] += 1
+                key = ",".join(sorted(p["fact_id"] for p in row["provenance"]))
+                distinct[d].setdefault(row["query_id"], set()).add(key)
+            for d in datasets:
+                per_round[d].append(counts[d])
+        for d in datasets:
+            got = distinct[d]
+            out[d] = {**out[d],  # type: ignore[dict-item]
+                      "items_per_round": per_round[d],
+                      "graphs_ever_covered": len(got),
+                      "median_distinct_per_covered_graph":
+                          statistics.median(len(v) for v in got.values()) if got else 0}
         out["round"] = {"graphs": rep.graphs, "seconds": times, "items": items}
     print(json.dumps(out, indent=1))
 

@@ -477,8 +477,8 @@ def claim_round(store: Store, t: int | None, claim: str) -> int:
     return t
 
 
-def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfig | None = None,
-              dataset: str | None = None, t: int | None = None,
+def new_round(store: Store, *, seed: int, generator: Generator | PathGenerator,
+              cfg: SampleConfig | None = None, dataset: str | None = None, t: int | None = None,
               judge_llm: LLM | None = None, previous: int | None = None) -> RoundReport:
     """Create round ``t`` (default: the next number) with one item per seed graph.
 
@@ -503,9 +503,10 @@ def new_round(store: Store, *, seed: int, generator: Generator, cfg: SampleConfi
         raise
 
 
-def _generate_and_write(store: Store, t: int, claim: str, *, seed: int, generator: Generator,
-                        cfg: SampleConfig, dataset: str | None, judge_llm: LLM | None,
-                        started: float, previous: int | None = None) -> RoundReport:
+def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
+                        generator: Generator | PathGenerator, cfg: SampleConfig,
+                        dataset: str | None, judge_llm: LLM | None, started: float,
+                        previous: int | None = None) -> RoundReport:
     cfg = previous_claims(store, t, cfg, previous)
     # The closed-book check asks the round's model (the judge's, else the generator's)
     # each candidate without evidence; a round without a model records it as not run.

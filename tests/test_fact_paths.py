@@ -302,28 +302,33 @@ EVENTS = {
                          "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
                          "In 2018, Ronaldo signed for Juventus.\n"
                          "In 2021, Ronaldo criticized the decision.\n"
-                         "Ronaldo visited Lisbon in 2010.\nRonaldo visited Lisbon in 2015.",
+                         "Ronaldo visited Lisbon in 2010.\nRonaldo visited Lisbon in 2015.\n"
+                         "Ronaldo signed for Al Nassr in 2023.",
 }
 
 
 def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
-    """Two events of one subject give a temporal path worded by their phrases; an event
-    without a phrase ("criticized the decision") and one with two years ("visited Lisbon",
-    2010 and 2015) give none."""
+    """Two consecutive events of one subject give a temporal path worded by their phrases
+    (Real Madrid -> Juventus -> Al Nassr; not Real Madrid -> Al Nassr, which has Juventus
+    between); an event without a phrase ("criticized the decision") and one with two years
+    ("visited Lisbon", 2010 and 2015) give none, and do not break a sequence."""
     build(store, nlp, tmp_path, EVENTS)
     [g] = load_path_graphs(store, t=1)
     events = {(f.relation, f.phrase) for p in g.paths for f in p.facts}
     assert ("event", "signed for Real Madrid") in events
     assert ("event", "signed for Juventus") in events
-    assert {ph for _, ph in events} <= {None, "signed for Real Madrid", "signed for Juventus"}
-    pair = [p for p in g.paths if [f.relation for f in p.facts] == ["event", "event"]]
-    assert len(pair) == 1 and [f.year for f in pair[0].facts] == [2009, 2018]
+    assert {ph for _, ph in events} <= {None, "signed for Real Madrid", "signed for Juventus",
+                                        "signed for Al Nassr"}
+    pairs = sorted((p for p in g.paths if [f.relation for f in p.facts] == ["event", "event"]),
+                   key=lambda p: p.facts[0].year or 0)
+    assert [[f.year for f in p.facts] for p in pairs] == [[2009, 2018], [2018, 2023]]
+    pair = pairs[:1]
     worded = {render(pair[0], random.Random(s)).question for s in range(30)}
     assert len(worded) >= 2
     assert all("signed for Real Madrid" in q and "signed for Juventus" in q for q in worded)
     assert {render(pair[0], random.Random(s)).answer for s in range(30)} == {"9 years"}
     born = [p for p in g.paths if [f.relation for f in p.facts] == ["born", "event"]]
-    assert len(born) == 2  # the birth with each signing; never with a Lisbon visit
+    assert len(born) == 3  # the birth with each signing; never with a Lisbon visit
 
 
 def test_event_wording_names_the_subject_again_by_surname() -> None:

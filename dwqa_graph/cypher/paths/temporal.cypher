@@ -18,6 +18,16 @@ CALL (g) {
       AND (f1.relation <> 'event' OR f1.phrase IS NOT NULL)
       AND (f2.relation <> 'event' OR f2.phrase IS NOT NULL)
       AND NOT s.generic AND COUNT { (s)-[:SUBJECT_OF]->() } <= 1
+      // two events: consecutive ones (no other askable event of the subject -- worded, one
+      // year -- in a year between): "how long after A did B happen" over a life's
+      // neighbouring events, and a page of n events gives about n pairs, not n^2
+      AND (f1.relation <> 'event' OR f2.relation <> 'event' OR NOT EXISTS {
+             MATCH (s)<-[:SUBJECT]-(h:Fact {relation: 'event'})-[:READ_FROM]->(w:DocumentVersion)
+             WHERE w.id IN g.versions AND h.phrase IS NOT NULL AND f1.year < h.year < f2.year
+               AND NOT EXISTS {
+                 MATCH (s)<-[:SUBJECT]-(o:Fact {relation: 'event', phrase: h.phrase})
+                       -[:READ_FROM]->(u:DocumentVersion)
+                 WHERE u.id IN g.versions AND o.year <> h.year } })
     RETURN s, null AS work, f1, f2, [] AS links
     UNION
     MATCH (v0:DocumentVersion)<-[:READ_FROM]-(l:Fact)-[:OBJECT]->(s:NamedEntity),

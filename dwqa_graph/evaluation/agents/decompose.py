@@ -1,0 +1,320 @@
+"""The decomposing baseline, with no model: ``decompose[:SEARXNG_URL]``.
+
+The one-search baseline (``baseline``) cannot answer a question that needs two documents:
+it searches once and answers with a span of one sentence. This agent splits the question by
+its subjects instead -- the named entities and proper-name runs the library finds in it --
+searches each one separately, reads typed facts from the pages it finds with the same NLP
+the facts stage uses (``facts/extract.py`` over Stanford CoreNLP), and computes the answer:
+
+- a bridge ("In what year was the director of Titanic born?"): the credit of the subject
+  (directed / written / created / hosted by B), then a search for B and B's date or place;
+- an age at death from a birth and a death date to the day;
+- a number of years between two dated facts of one subject (its birth, founding, release,
+  or events matched to the question's words by their phrases: "signed for Juventus");
+- a comparison of one dated relation of two subjects (a difference, or which came first).
+
+Anything else, or a decomposition that finds nothing, falls back to the one-search baseline.
+It stays an honest weak baseline: it reads only search results and the pages they point to,
+never the graph's facts or an item's evidence, and its question analysis goes by general
+cue words, not by the generator's templates. Every search and page is in the trace.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dwqa_graph.errors import AgentError
+from dwqa_graph.evaluation.agents.base import (
+    MAX_TRACE_CHARS,
+    AgentAnswer,
+    AgentContext,
+    RetrievedDoc,
+    failed,
+    http_url,
+)
+from dwqa_graph.evaluation.agents.baseline import (
+    BaselineAgent,
+    GraphPages,
+    PageSource,
+    WebPages,
+    _endpoint_host,
+)
+from dwqa_graph.facts.extract import Passage, read_facts
+from dwqa_graph.facts.models import Fact
+from dwqa_graph.facts.resolve import PageResolver
+from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.registry import AGENTS
+from dwqa_graph.web.fetch import FetchOptions
+from dwqa_graph.web.search import GraphSearch, SearchClient, SearxngClient
+
+#: Bounds per question: subjects searched (the question's own, then one bridge hop), hits
+#: read per search, characters of each page parsed.
+MAX_SEARCHES = 4
+PAGES_PER_SEARCH = 2
+MAX_PAGE_CHARS = 20_000
+
+# Named-entity tags that name a subject one can search for (not dates, numbers, titles of
+# office, nationalities).
+_SUBJECT_NER = {"PERSON", "ORGANIZATION", "LOCATION", "CITY", "COUNTRY", "STATE_OR_PROVINCE",
+                "MISC", "FACILITY"}
+#: Cue lemmas of the question: a credit (the first hop of a bridge) and dated relations.
+_CREDITS = {"director": "directed_by", "direct": "directed_by", "writer": "written_by",
+            "write": "written_by", "author": "written_by", "creator": "created_by",
+            "create": "created_by", "host": "hosted_by"}
+_DATED = {"bear": "born", "birth": "born", "die": "died", "death": "died",
+          "release": "released", "found": "founded", "founding": "founded",
+          "establish": "founded", "open": "opened", "publish": "released",
+          "premiere": "released"}
+_STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "by", "his", "her",
+         "its", "their", "was", "were", "be", "year", "how", "many", "what", "when", "which",
+         "did", "do", "after", "between", "passed", "long", "it", "that"}
+
+
+@dataclass
+class _Read:
+    """What one question's searches found."""
+
+    facts: dict[str, list[Fact]] = field(default_factory=dict)  # per subject searched
+    retrieved: list[RetrievedDoc] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)
+    searches: int = 0
+
+
+def _norm(name: str) -> str:
+    return " ".join(name.lower().replace("'s", "").split())
+
+
+def _same(subject: str, name: str) -> bool:
+    """A fact's subject names the searched subject: equal, or one's words end the other's
+    ("Cameron" / "James Cameron")."""
+    a, b = _norm(subject).split(), _norm(name).split()
+    if not a or not b:
+        return False
+    return a == b or a[-len(b):] == b or b[-len(a):] == a
+
+
+def _when(f: Fact, full: bool) -> str:
+    if full and f.precision == "day" and f.date:
+        d = dt.date.fromisoformat(f.date)
+        return f"{d.strftime('%B')} {d.day}, {d.year}"
+    return str(f.year)
+
+
+def _years(n: int) -> str:
+    return f"{n} year" + ("" if n == 1 else "s")
+
+
+class DecomposeAgent:
+    def __init__(self, spec: str, search: SearchClient, pages: PageSource, *,
+                 nlp: CoreNLP | None = None, close: Callable[[], None] | None = None) -> None:
+        self.spec = spec
+        self.search = search
+        self.pages = pages
+        self.fallback = BaselineAgent(spec, search, pages)
+        self._nlp = nlp
+        self._own_nlp = nlp is None
+        self._lock = threading.Lock()
+        self._close = close
+
+    @property
+    def nlp(self) -> CoreNLP:
+        with self._lock:  # one worker for every thread, started on first use
+            if self._nlp is None:
+                self._nlp = CoreNLP()
+            return self._nlp
+
+    def close(self) -> None:
+        if self._own_nlp and self._nlp is not None:
+            self._nlp.close()
+        if self._close:
+            self._close()
+
+    # -- the protocol ------------------------------------------------------------------------
+    def answer(self, question: str) -> AgentAnswer:
+        read = _Read()
+        try:
+            got = self._decompose(question, read)
+        except Exception as exc:  # the contract: a failed question is a result, not a raise
+            return failed(f"{type(exc).__name__}: {exc}", retrieved=read.retrieved,
+                          steps=read.steps)
+        if got:
+            read.steps.append(f"answer (decomposed): {got!r}")
+            return AgentAnswer(answer=got, retrieved=read.retrieved, steps=read.steps)
+        read.steps.append("no decomposition answered: the one-search baseline answers")
+        base = self.fallback.answer(question)
+        retrieved = read.retrieved + [d.model_copy(update={"rank": len(read.retrieved) + d.rank})
+                                      for d in base.retrieved]
+        return base.model_copy(update={"retrieved": retrieved,
+                                       "steps": read.steps + base.steps})
+
+    # -- reading -----------------------------------------------------------------------------
+    def _facts_of(self, subject: str, read: _Read) -> list[Fact]:
+        """Search ``subject``, read its top pages, keep the facts about it."""
+        if subject in read.facts:
+            return read.facts[subject]
+        if read.searches >= MAX_SEARCHES:
+            read.steps.append(f"search bound reached ({MAX_SEARCHES}): {subject!r} not searched")
+            return []
+        read.searches += 1
+        hits = self.search.search(subject, limit=PAGES_PER_SEARCH)
+        read.steps.append(f"search {self.search.name}: {subject!r} -> {len(hits)} results")
+        found: list[Fact] = []
+        for page in self.pages.read(hits) if hits else []:
+            rank = len(read.retrieved) + 1
+            read.retrieved.append(RetrievedDoc(url=page.url, title=page.title,
+                                               text=page.text[:MAX_TRACE_CHARS], rank=rank))
+            text = page.text[:MAX_PAGE_CHARS]
+            if not text.strip():
+                continue
+            doc = self.nlp.annotate(text)
+            resolver = PageResolver(page.title or None, [(s, text) for s in doc.sentences])
+            facts = read_facts(Passage(page.url, 0, text), doc.sentences, resolver, "decompose")
+            mine = [f for f in facts if _same(f.subject.name, subject)]
+            read.steps.append(f"read [{rank}] {page.url}: {len(facts)} facts, {len(mine)} "
+                              f"about {subject!r}")
+            found += mine
+        read.facts[subject] = found
+        return found
+
+    # -- the question ------------------------------------------------------------------------
+    def _decompose(self, question: str, read: _Read) -> str:
+        doc = self.nlp.annotate(question)
+        tokens = [t for s in doc.sentences for t in s.tokens]
+        lemmas = [t.lemma.lower() for t in tokens]
+        subjects = _subjects(doc)
+        read.steps.append(f"subjects: {subjects}")
+        if not subjects:
+            return ""
+        words = set(lemmas) | {t.word.lower() for t in tokens}
+        dated = [_DATED[x] for x in lemmas if x in _DATED]
+        asks_place = bool({"where", "place", "birthplace"} & words)
+        full_date = bool(lemmas) and lemmas[0] == "when"
+        credit = _credit(lemmas)
+        if credit and (set(dated) & {"born", "died"} or asks_place):
+            return self._bridge(subjects[0], credit, dated, asks_place, full_date, read)
+        if "old" in lemmas and "died" in dated:
+            return self._age(subjects[0], read)
+        if "year" in lemmas:
+            got = self._interval(subjects[0], words, read)
+            if not got and len(subjects) >= 2 and dated:
+                got = self._compare(subjects[:2], dated[0], lemmas, read)
+            return got
+        return ""
+
+    def _bridge(self, a: str, credit: str, dated: list[str], asks_place: bool,
+                full_date: bool, read: _Read) -> str:
+        objects = {f.object.name for f in self._facts_of(a, read)
+                   if f.relation == credit and f.object is not None}
+        read.steps.append(f"{credit} of {a!r}: {sorted(objects) or 'not found'}")
+        if len(objects) != 1:
+            return ""
+        b = objects.pop()
+        want = ("died_in" if "died" in dated else "born_in") if asks_place else (
+            "died" if "died" in dated else "born")
+        values = {(f.object.name if f.object else _when(f, full_date))
+                  for f in self._facts_of(b, read) if f.relation == want}
+        read.steps.append(f"{want} of {b!r}: {sorted(values) or 'not found'}")
+        return values.pop() if len(values) == 1 else ""
+
+    def _age(self, s: str, read: _Read) -> str:
+        facts = self._facts_of(s, read)
+        born = {f.date for f in facts if f.relation == "born" and f.precision == "day" and f.date}
+        died = {f.date for f in facts if f.relation == "died" and f.precision == "day" and f.date}
+        read.steps.append(f"born {sorted(born)}, died {sorted(died)} ({s!r})")
+        if len(born) != 1 or len(died) != 1:
+            return ""
+        b, d = dt.date.fromisoformat(born.pop()), dt.date.fromisoformat(died.pop())
+        return str(d.year - b.year - ((d.month, d.day) < (b.month, b.day)))
+
+    def _compare(self, pair: list[str], relation: str, lemmas: list[str], read: _Read) -> str:
+        years = []
+        for s in pair:
+            ys = {f.year for f in self._facts_of(s, read) if f.relation == relation and f.year}
+            read.steps.append(f"{relation} of {s!r}: {sorted(ys) or 'not found'}")
+            if len(ys) != 1:
+                return ""
+            years.append(ys.pop())
+        if "first" in lemmas or "earlier" in lemmas or "old" in lemmas:
+            return pair[0] if years[0] < years[1] else pair[1]
+        return _years(abs(years[1] - years[0]))
+
+    def _interval(self, s: str, question_words: set[str], read: _Read) -> str:
+        """The two dated facts of ``s`` the question's words name best."""
+        words = question_words - _STOP
+        scored = []
+        for f in self._facts_of(s, read):
+            if f.year is None:
+                continue
+            if f.relation == "event":
+                content = {w.lower() for w in (f.phrase or "").split()} - _STOP
+                score = len(content & words) / len(content) if content else 0.0
+            else:
+                score = 1.0 if any(_DATED.get(w) == f.relation for w in words) else 0.0
+            if score >= 0.6:
+                scored.append((score, f))
+        scored.sort(key=lambda x: -x[0])
+        picked: list[Fact] = []
+        for _, f in scored:
+            if all(f.start != p.start and f.relation + str(f.phrase) != p.relation + str(p.phrase)
+                   for p in picked):
+                picked.append(f)
+            if len(picked) == 2:
+                break
+        read.steps.append("dated facts named: " + "; ".join(
+            f"{f.relation} {f.phrase or ''} {f.year}".replace("  ", " ") for f in picked))
+        if len(picked) < 2:
+            return ""
+        return _years(abs((picked[0].year or 0) - (picked[1].year or 0)))
+
+
+def _credit(lemmas: list[str]) -> str | None:
+    """The credit a bridge goes through: "the director of X", "the person who wrote X"."""
+    for i, x in enumerate(lemmas):
+        if x in _CREDITS and (lemmas[i + 1:i + 2] == ["of"] or lemmas[i - 1:i] == ["who"]):
+            return _CREDITS[x]
+    return None
+
+
+def _subjects(doc: object) -> list[str]:
+    """The question's searchable subjects in order: entity mentions and runs of proper
+    nouns (a title the tagger does not call an entity: "Titanic")."""
+    out: list[str] = []
+    for sent in doc.sentences:  # type: ignore[attr-defined]
+        spans: list[tuple[int, int]] = [(m.first, m.last) for m in sent.mentions
+                                        if m.ner in _SUBJECT_NER]
+        run: list[int] = []
+        for t in sent.tokens + [None]:
+            if t is not None and t.pos in ("NNP", "NNPS"):
+                run.append(t.i)
+                continue
+            if run:
+                spans.append((run[0], run[-1]))
+                run = []
+        for first, last in sorted(spans):
+            text = " ".join(sent.token(i).word for i in range(first, last + 1))
+            text = text.replace(" 's", "'s")
+            if any(text in o for o in out):
+                continue
+            out = [o for o in out if o not in text] + [text]
+    return out
+
+
+@AGENTS.register("decompose", arg="SEARXNG_URL?",
+                 summary="built-in agent, no model: searches each subject of the question "
+                         "separately, reads facts from the pages with CoreNLP and computes "
+                         "bridges, intervals, ages and comparisons (else answers as baseline)")
+def decompose_agent(arg: str | None, ctx: AgentContext) -> DecomposeAgent:
+    spec = f"decompose:{arg}" if arg else "decompose"
+    if arg is None:
+        if ctx.store is None:
+            raise AgentError("agent 'decompose' searches the graph and needs a Neo4j store; "
+                             "use decompose:URL to search a SearxNG endpoint instead")
+        return DecomposeAgent(spec, GraphSearch(ctx.store), GraphPages(ctx.store))
+    url = http_url("decompose", arg)
+    client = SearxngClient(url, timeout=ctx.timeout)
+    options = FetchOptions(allow_hosts=_endpoint_host(url), timeout=ctx.timeout,
+                           deadline=ctx.timeout, retries=1, workers=1)
+    return DecomposeAgent(spec, client, WebPages(options), close=client.close)

@@ -1,0 +1,91 @@
+"""The decomposing baseline: real Neo4j (its full-text search and stored pages), the real
+Stanford CoreNLP reading the pages it finds.
+
+Every form it computes is asked on pages built so the answer needs two reads, with its
+controls: the one-search baseline on the same question, a bridge whose second page is
+missing (no invented answer), and the search bound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dwqa_graph.evaluation.agents import make_agent
+from dwqa_graph.evaluation.agents import decompose as decompose_mod
+from dwqa_graph.evaluation.agents.decompose import DecomposeAgent
+from dwqa_graph.evaluation.agents.baseline import GraphPages
+from dwqa_graph.graph.store import Store
+from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.web.search import GraphSearch
+
+from .test_facts import ingest_pages
+
+PAGES = {
+    "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "
+                           "Cameron.\nTitanic was released on December 19, 1997.",
+    "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker.\n"
+                     "Cameron was born in Kapuskasing.",
+    "Tony Scott": "Tony Scott (21 June 1944 – 19 August 2012) was an English filmmaker.",
+    "Jaws (film)": "Jaws is a 1975 American thriller film directed by Steven Spielberg.",
+    "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
+                         "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
+                         "In 2018, Ronaldo signed for Juventus.",
+}
+
+
+def agent(store: Store, nlp: CoreNLP) -> DecomposeAgent:
+    return DecomposeAgent("decompose", GraphSearch(store), GraphPages(store), nlp=nlp)
+
+
+def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
+                                             tmp_path: Path) -> None:
+    ingest_pages(store, tmp_path, PAGES)
+    a = agent(store, nlp)
+    # a bridge: Titanic's page names the director, his own page his birth
+    got = a.answer("In what year was the director of Titanic born?")
+    assert got.answer == "1954" and got.error is None
+    searched = [s for s in got.steps if s.startswith("search ")]
+    assert [s.split("'")[1] for s in searched] == ["Titanic", "James Cameron"]
+    assert {d.title for d in got.retrieved} >= {"Titanic (1997 film)", "James Cameron"}
+    assert a.answer("When was the director of Titanic born?").answer == "August 16, 1954"
+    assert a.answer("Where was the person who directed Titanic born?").answer == "Kapuskasing"
+    # an age at death from two dates to the day
+    assert a.answer("How old was Tony Scott at the time of death?").answer == "68"
+    # the years between two events of one subject, named by the question's words
+    got = a.answer("How many years passed between the year Cristiano Ronaldo signed for "
+                   "Real Madrid and the year Ronaldo signed for Juventus?")
+    assert got.answer == "9 years", got.steps
+    got = a.answer("How many years passed between the year Cristiano Ronaldo was born and "
+                   "the year Ronaldo signed for Juventus?")
+    assert got.answer == "33 years", got.steps
+    # the control: the one-search baseline reads one page for the bridge and cannot compute
+    base = make_agent("baseline", store=store)
+    try:
+        assert base.answer("In what year was the director of Titanic born?").answer != "1954"
+    finally:
+        base.close()
+
+
+def test_no_invented_answer_and_the_search_bound(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                                 monkeypatch: object) -> None:
+    ingest_pages(store, tmp_path, PAGES)
+    a = agent(store, nlp)
+    # Spielberg has no page: the bridge stops at the credit and the fallback answers; no
+    # year of another person's page is passed off as his
+    got = a.answer("In what year was the director of Jaws born?")
+    assert "directed_by of 'Jaws': ['Steven Spielberg']" in got.steps
+    assert any(s.startswith("born of 'Steven Spielberg': not found") for s in got.steps)
+    assert "no decomposition answered: the one-search baseline answers" in got.steps
+    assert got.answer not in ("1954", "1944", "1985")
+    # at most MAX_SEARCHES searches, however many names the question holds
+    monkeypatch.setattr(decompose_mod, "MAX_SEARCHES", 1)  # type: ignore[attr-defined]
+    got = a.answer("In what year was the director of Titanic born?")
+    assert sum(s.startswith("search graph:") for s in got.steps) == 1 + 1  # + the fallback's
+    assert any(s.startswith("search bound reached (1)") for s in got.steps)
+
+
+def test_registered_as_an_agent(store: Store) -> None:
+    made = make_agent("decompose", store=store)
+    try:
+        assert isinstance(made, DecomposeAgent) and made.spec == "decompose"
+    finally:
+        made.close()

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.evaluation.agents import decompose as decompose_mod
-from dwqa_graph.evaluation.agents.decompose import DecomposeAgent
+from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.evaluation.agents.baseline import GraphPages
+from dwqa_graph.evaluation.agents.decompose import DecomposeAgent
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.web.search import GraphSearch

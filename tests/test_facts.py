@@ -277,6 +277,29 @@ def test_worker_bounds(nlp: CoreNLP) -> None:
             if not isinstance(r, LanguageError)] == [1, 1]
 
 
+def test_worker_starts_once_for_concurrent_first_texts() -> None:
+    """Threads whose first texts arrive at once (an agent's concurrent questions) share one
+    worker: each starting its own raced on the handshake ("did not start")."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    worker = CoreNLP(threads=1)
+    starts: list[int] = []
+    real_start = worker.start
+
+    def counted_start() -> CoreNLP:  # the real start, counted: each one is a JVM
+        starts.append(1)
+        return real_start()
+
+    worker.start = counted_start  # type: ignore[method-assign]
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            docs = list(pool.map(worker.annotate, ["Rome is in Italy."] * 3))
+        assert all(d.sentences for d in docs) and worker.restarts == 0
+        assert len(starts) == 1, f"{len(starts)} workers started (orphaned JVMs)"
+    finally:
+        worker.close()
+
+
 def test_worker_timeout_restarts() -> None:
     with CoreNLP(threads=1, timeout=0.001) as worker:
         with pytest.raises(LanguageError, match="took over"):

@@ -107,6 +107,8 @@ class CoreNLP:
         self._lock = threading.Lock()
         self._ids = itertools.count()
         self._reader: threading.Thread | None = None
+        # threads that submit their first text at once must start one worker, not one each
+        self._starting = threading.Lock()
         self.restarts = 0
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -199,7 +201,9 @@ class CoreNLP:
                 f"text of {len(text):,} characters is over the limit of {MAX_CHARS:,}"))
             return fut
         if self._proc is None:
-            self.start()
+            with self._starting:
+                if self._proc is None:
+                    self.start()
         assert self._proc is not None and self._proc.stdin is not None
         rid = str(next(self._ids))
         data = text.encode("utf-8", "replace")

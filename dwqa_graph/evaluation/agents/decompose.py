@@ -123,7 +123,7 @@ class DecomposeAgent:
     def nlp(self) -> CoreNLP:
         with self._lock:  # one worker for every thread, started on first use
             if self._nlp is None:
-                self._nlp = CoreNLP()
+                self._nlp = CoreNLP().start()
             return self._nlp
 
     def close(self) -> None:

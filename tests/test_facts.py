@@ -82,7 +82,8 @@ def test_passive_relations(nlp: CoreNLP) -> None:
     got = triples(facts_of(nlp, "Titanic (1997 film)",
                            "Titanic is a 1997 American epic romance film directed by James "
                            "Cameron."))
-    assert got == {("Titanic", "directed_by", "James Cameron")}
+    assert got == {("Titanic", "directed_by", "James Cameron"),
+                   ("Titanic", "released", "1997")}  # the year of the work in its lead
 
 
 def test_population_and_quantities(nlp: CoreNLP) -> None:
@@ -217,6 +218,22 @@ def test_relations_take_the_types_they_mean(nlp: CoreNLP) -> None:
     assert ("Headquarters", "released", "1967-05-22") in triples(work)
 
 
+def test_the_year_of_a_work_in_its_lead(nlp: CoreNLP) -> None:
+    """"X is a 1975 American film" dates the work; a work noun that is not X's predicate
+    ("a remake of the 1933 film"), a year with no work noun, or two years, date nothing."""
+    jaws = facts_of(nlp, "Jaws (film)", "Jaws is a 1975 American thriller film directed "
+                    "by Steven Spielberg.")
+    assert ("Jaws", "released", "1975") in triples(jaws)
+    kong = facts_of(nlp, "King Kong (2005 film)", "King Kong is a 2005 epic monster film, "
+                    "a remake of the 1933 film of the same name.")
+    assert [f.date for f in kong if f.relation == "released"] == ["2005"], triples(kong)
+    club = facts_of(nlp, "Rangers F.C.", "Rangers is a 1872 Scottish football club.")
+    assert not [f for f in club if f.relation == "released"], triples(club)
+    two = facts_of(nlp, "Sherlock (TV series)", "Sherlock is a 2010–2017 British television "
+                   "series.")
+    assert not [f for f in two if f.relation == "released"], triples(two)
+
+
 def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
     """"He", "It" and "The film" as a verb's subject are the page's subject."""
     person = triples(facts_of(nlp, "Scott Derrickson",
@@ -239,7 +256,9 @@ def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
     others = facts_of(nlp, "Titanic (1997 film)", "Titanic is a 1997 American film.",
                       "The ship sank on April 15, 1912.", "He was born on May 5, 1960.",
                       "It was reported in 2010 that Cameron would return.")
-    assert not [f for f in others if f.subject.name == "Titanic"], triples(others)
+    # (the lead's own year of the work is the one fact about Titanic here)
+    assert [f.relation for f in others if f.subject.name == "Titanic"] == ["released"], \
+        triples(others)
     assert not facts_of(nlp, "Scott Derrickson", "Scott Derrickson is an American director.",
                         "It was released on July 4, 2008.")
     # The page's own pronoun only: "She" on a page that calls its subject "he".

@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "9"
+RULES_VERSION = "10"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -37,6 +37,10 @@ _BY = {"direct": "directed_by", "write": "written_by", "produce": "produced_by",
        "create": "created_by", "design": "created_by", "develop": "created_by",
        "invent": "created_by", "host": "hosted_by"}
 _OPEN = {"open", "inaugurate"}
+# Nouns of a work whose year in "X is a 1975 American film" is the year it came out.
+_WORKS = {"film", "movie", "album", "novel", "song", "single", "book", "play", "opera",
+          "musical", "documentary", "series", "miniseries", "sitcom", "ep", "mixtape",
+          "videogame", "game", "comic", "anime", "manga", "soundtrack", "telefilm"}
 _LOCATE = {"locate", "situate", "headquarter", "base"}
 _JOIN = {"join"}
 _WIN = {"win"}
@@ -215,6 +219,7 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text:
     if not spans:
         return
     yield from _lifespan(sent, spans)
+    yield from _work_year(sent, spans)
     for tok in sent.tokens:
         # A word the tagger calls a verb inside a name ("The Hip Hop Experience") is none.
         if not tok.pos.startswith("VB") or _span_at(spans, tok.i):
@@ -453,6 +458,28 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         if born and died and born.year < died.year:
             yield _Read("born", "bear", s, date=born)
             yield _Read("died", "die", s, date=died)
+
+
+def _work_year(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
+    """"Jaws is a 1975 American thriller film": the year modifying the predicate noun of a
+    work (``_WORKS``) whose copular subject is a named entity is the work's release year.
+    Only one year-precision date counts, not a range ("a 2010–2017 series")."""
+    for tok in sent.tokens:
+        if tok.lemma.lower() not in _WORKS or not sent.deps(tok.i, "cop"):
+            continue
+        subj = next((x for n in sent.deps(tok.i, "nsubj") if (x := _span_at(spans, n))), None)
+        if subj is None or subj.generic:
+            continue
+        years = set()
+        for d in sent.deps(tok.i, "nummod", "compound", "amod", "nmod:tmod", "obl:tmod"):
+            m = sent.mention_at(d)
+            if m is None or m.ner != "DATE":
+                continue
+            # "a 2010–2017 series" dates a run, not a release
+            after = sent.token(m.last + 1).word if m.last + 1 <= len(sent.tokens) else ""
+            years.add(None if after in ("–", "-", "—", "to") else date_value(m.norm))
+        if len(years) == 1 and (y := years.pop()) is not None and y.precision == "year":
+            yield _Read("released", "be", subj, date=y)
 
 
 def _population(sent: Sentence, spans: list[Span], page: PageResolver) -> Iterator[_Read]:

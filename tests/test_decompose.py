@@ -26,6 +26,9 @@ PAGES = {
                      "Cameron was born in Kapuskasing.",
     "Tony Scott": "Tony Scott (21 June 1944 – 19 August 2012) was an English filmmaker.",
     "Jaws (film)": "Jaws is a 1975 American thriller film directed by Steven Spielberg.",
+    "Top Gun": "Top Gun is a 1986 American action drama film directed by Tony Scott.",
+    "Ennio Morricone": "Ennio Morricone (10 November 1928 – 6 July 2020) was an Italian "
+                       "composer.",
     "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
                          "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
                          "In 2018, Ronaldo signed for Juventus.",
@@ -57,6 +60,18 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     got = a.answer("How many years passed between the year Cristiano Ronaldo was born and "
                    "the year Ronaldo signed for Juventus?")
     assert got.answer == "33 years", got.steps
+    # a choice between the two options the question ends with, both ways, and through a
+    # credit: Jaws 1975 before Titanic 1997; Top Gun's director born 1944, Titanic's 1954
+    got = a.answer("Which film came out first, Jaws or Titanic?")
+    assert got.answer == "Jaws", "\n".join(got.steps)
+    assert a.answer("Which film came out later, Jaws or Titanic?").answer == "Titanic"
+    got = a.answer("Which film has the director born earlier, Titanic or Top Gun?")
+    assert got.answer == "Top Gun", got.steps
+    assert a.answer("Which film whose director is younger, Top Gun or Titanic?"
+                    ).answer == "Titanic"
+    # lives to the day: Morricone 91 years, Scott 68
+    assert a.answer("Who lived longer, Tony Scott or Ennio Morricone?"
+                    ).answer == "Ennio Morricone"
     # the control: the one-search baseline reads one page for the bridge and cannot compute
     base = make_agent("baseline", store=store)
     try:

@@ -11,7 +11,10 @@ the facts stage uses (``facts/extract.py`` over Stanford CoreNLP), and computes 
 - an age at death from a birth and a death date to the day;
 - a number of years between two dated facts of one subject (its birth, founding, release,
   or events matched to the question's words by their phrases: "signed for Juventus");
-- a comparison of one dated relation of two subjects (a difference, or which came first).
+- a comparison of one dated relation of two subjects (a difference, or which came first);
+- a choice between the two options a question ends with ("Which film came out first, A or
+  B?", "Who lived longer, A or B?"), through a credit when it asks about a work's director
+  ("Which film has the director born earlier, A or B?").
 
 Anything else, or a decomposition that finds nothing, falls back to the one-search baseline.
 It stays an honest weak baseline: it reads only search results and the pages they point to,
@@ -22,6 +25,7 @@ cue words, not by the generator's templates. Every search and page is in the tra
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,6 +72,9 @@ _DATED = {"bear": "born", "birth": "born", "die": "died", "death": "died",
           "release": "released", "found": "founded", "founding": "founded",
           "establish": "founded", "open": "opened", "publish": "released",
           "premiere": "released"}
+#: Which way a choice goes: the earlier date (or the older person) or the later one.
+_EARLIER = {"first", "earlier", "earliest", "older", "oldest", "sooner"}
+_LATER = {"later", "last", "latest", "younger", "youngest", "recently", "newer", "recent"}
 _STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "by", "his", "her",
          "its", "their", "was", "were", "be", "year", "how", "many", "what", "when", "which",
          "did", "do", "after", "between", "passed", "long", "it", "that"}
@@ -84,6 +91,8 @@ class _Read:
 
 
 def _norm(name: str) -> str:
+    """Lower case, no possessive, no disambiguating parenthesis ("Jaws (1975 film)")."""
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", name)
     return " ".join(name.lower().replace("'s", "").split())
 
 
@@ -193,6 +202,9 @@ class DecomposeAgent:
         asks_place = bool({"where", "place", "birthplace"} & words)
         full_date = bool(lemmas) and lemmas[0] == "when"
         credit = _credit(lemmas)
+        options = _options(question)
+        if options and ("long" in lemmas or (set(lemmas) | words) & (_EARLIER | _LATER)):
+            return self._choose(options, lemmas, words, dated, read)
         if credit and (set(dated) & {"born", "died"} or asks_place):
             return self._bridge(subjects[0], credit, dated, asks_place, full_date, read)
         if "old" in lemmas and "died" in dated:
@@ -218,6 +230,52 @@ class DecomposeAgent:
                   for f in self._facts_of(b, read) if f.relation == want}
         read.steps.append(f"{want} of {b!r}: {sorted(values) or 'not found'}")
         return values.pop() if len(values) == 1 else ""
+
+    def _choose(self, options: tuple[str, str], lemmas: list[str], words: set[str],
+                dated: list[str], read: _Read) -> str:
+        """Which of the two options has the earlier or later date of one relation (or the
+        longer life), through the options' credit when the question names one."""
+        credit = next((_CREDITS[x] for x in lemmas if x in _CREDITS), None)
+        longer = "long" in lemmas and ("live" in lemmas or "life" in lemmas)
+        relation = dated[0] if dated else (
+            "born" if {"old", "young"} & set(lemmas) or (words & {"older", "younger"})
+            else "released")  # "which film came out first": its release
+        later = bool(words & _LATER) and not bool(words & _EARLIER)
+        keys: list[tuple[str, ...]] = []
+        for option in options:
+            subject = option
+            if credit:
+                objects = {f.object.name for f in self._facts_of(option, read)
+                           if f.relation == credit and f.object is not None}
+                read.steps.append(f"{credit} of {option!r}: {sorted(objects) or 'not found'}")
+                if len(objects) != 1:
+                    return ""
+                subject = objects.pop()
+            facts = self._facts_of(subject, read)
+            if longer:
+                born = {f.date for f in facts if f.relation == "born" and f.date}
+                died = {f.date for f in facts if f.relation == "died" and f.date}
+                if len(born) != 1 or len(died) != 1:
+                    read.steps.append(f"life of {subject!r}: born {sorted(born)}, "
+                                      f"died {sorted(died)}")
+                    return ""
+                lived = dt.date.fromisoformat(died.pop()) - dt.date.fromisoformat(born.pop())
+                keys.append((f"{lived.days:08d}",))
+                continue
+            dates = {_sortable(f) for f in facts if f.relation == relation and f.year}
+            read.steps.append(f"{relation} of {subject!r}: {sorted(dates) or 'not found'}")
+            if len(dates) != 1:
+                return ""
+            keys.append(dates.pop())
+        first, second = keys
+        # compare to the precision both have: the same year at year precision is a tie
+        n = min(len(first), len(second))
+        if first[:n] == second[:n]:
+            read.steps.append("the two are equal at the precision read: no choice")
+            return ""
+        first_is_less = first[:n] < second[:n]
+        pick_first = first_is_less != (later or longer)
+        return options[0] if pick_first else options[1]
 
     def _age(self, s: str, read: _Read) -> str:
         facts = self._facts_of(s, read)
@@ -276,6 +334,31 @@ def _credit(lemmas: list[str]) -> str | None:
         if x in _CREDITS and (lemmas[i + 1:i + 2] == ["of"] or lemmas[i - 1:i] == ["who"]):
             return _CREDITS[x]
     return None
+
+
+def _sortable(f: Fact) -> tuple[str, ...]:
+    """A fact's date as a key compared to the precision it has: (year[, month[, day]])."""
+    if f.date and f.precision in ("month", "day"):
+        parts = f.date.split("-")
+        return tuple(parts[:3] if f.precision == "day" else parts[:2])
+    return (f"{f.year:04d}",)
+
+
+def _options(question: str) -> tuple[str, str] | None:
+    """The two options a question ends with: "Which came first, A or B?" -> (A, B).
+
+    The options follow the first comma; titles may hold commas or a question mark of their
+    own ("No, No, Nanette or Who's Minding the Mint?"), so only the last "?" is dropped and
+    the split is at the first " or " after the comma."""
+    head, comma, tail = question.strip().partition(", ")
+    if not comma:
+        return None
+    tail = tail[:-1] if tail.endswith("?") else tail
+    a, sep, b = tail.partition(" or ")
+    a, b = a.strip(), b.strip()
+    if not sep or not a or not b:
+        return None
+    return a, b
 
 
 def _subjects(doc: object) -> list[str]:

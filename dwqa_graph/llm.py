@@ -29,8 +29,19 @@ from typing import Any, TypeVar
 import httpx
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    convert_to_openai_messages,
+    message_to_dict,
+    messages_from_dict,
+)
+from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field, ValidationError
 
 from dwqa_graph.config import PROMPTS_DIR, load_settings
@@ -162,12 +173,27 @@ class OpenAICompatChat(BaseChatModel):
         return {"base_url": self.base_url, "model": self.model, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "seed": self.seed, "json_mode": self.json_mode}
 
-    def _payload(self, messages: list[BaseMessage], stop: list[str] | None) -> dict[str, Any]:
-        roles = {"human": "user", "ai": "assistant", "system": "system"}
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None,
+                   **kwargs: Any) -> Runnable[Any, AIMessage]:
+        """Native tool calling (the ``tools`` field of the chat API); the server must support
+        it (vLLM, llama.cpp with ``--jinja``, LM Studio)."""
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _payload(self, messages: list[BaseMessage], stop: list[str] | None,
+                 **bound: Any) -> dict[str, Any]:
+        if any(m.type == "tool" or getattr(m, "tool_calls", None) for m in messages):
+            wire = convert_to_openai_messages(messages)  # tool calls and their results
+        else:  # plain turns, byte-identical to what earlier versions sent (replay keys)
+            roles = {"human": "user", "ai": "assistant", "system": "system"}
+            wire = [{"role": roles.get(m.type, "user"), "content": m.content} for m in messages]
         payload: dict[str, Any] = {
             "model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
-            "messages": [{"role": roles.get(m.type, "user"), "content": m.content}
-                         for m in messages]}
+            "messages": wire}
+        for field in ("tools", "tool_choice"):  # from bind_tools
+            if bound.get(field):
+                payload[field] = bound[field]
         if self.seed is not None:
             payload["seed"] = self.seed
         if stop:
@@ -183,7 +209,15 @@ class OpenAICompatChat(BaseChatModel):
     def _result(data: dict[str, Any]) -> ChatResult:
         choice = data["choices"][0]
         usage = data.get("usage") or {}
-        msg = AIMessage(content=choice["message"].get("content") or "", usage_metadata={
+        calls, invalid = [], []
+        raw_calls = choice["message"].get("tool_calls") or []
+        for raw in raw_calls if isinstance(raw_calls, list) else []:
+            try:  # the library's parser: arguments are a JSON string in the wire format
+                calls.append(parse_tool_call(raw, return_id=True))
+            except Exception as exc:  # a malformed call is kept, as langchain keeps it
+                invalid.append(make_invalid_tool_call(raw, str(exc)[:200]))
+        msg = AIMessage(content=choice["message"].get("content") or "", tool_calls=calls,
+                        invalid_tool_calls=invalid, usage_metadata={
             "input_tokens": usage.get("prompt_tokens", 0),
             "output_tokens": usage.get("completion_tokens", 0),
             "total_tokens": usage.get("total_tokens", 0)})
@@ -195,7 +229,8 @@ class OpenAICompatChat(BaseChatModel):
                   **kwargs: Any) -> ChatResult:
         with httpx.Client(timeout=self.timeout, trust_env=False) as client:
             resp = client.post(f"{self.base_url}/chat/completions",
-                               json=self._payload(messages, stop), headers=self._headers())
+                               json=self._payload(messages, stop, **kwargs),
+                               headers=self._headers())
             resp.raise_for_status()
             return self._result(resp.json())
 
@@ -204,7 +239,8 @@ class OpenAICompatChat(BaseChatModel):
                          **kwargs: Any) -> ChatResult:
         async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
             resp = await client.post(f"{self.base_url}/chat/completions",
-                                     json=self._payload(messages, stop), headers=self._headers())
+                                     json=self._payload(messages, stop, **kwargs),
+                                     headers=self._headers())
             resp.raise_for_status()
             return self._result(resp.json())
 
@@ -304,12 +340,9 @@ class LLM:
         self._failures[reason] += 1
         self.stats.failures = dict(sorted(self._failures.items()))
 
-    async def acall(self, messages: Sequence[BaseMessage]) -> str:
-        """One reply text (cached). Transient errors are retried; then ``LLMFailure``."""
-        key = self._key(messages)
-        if self._cache and (hit := self._cache.get(key)) is not None:
-            self.stats.cache_hits += 1
-            return hit
+    async def _invoke(self, runnable: Runnable[Any, BaseMessage],
+                      messages: Sequence[BaseMessage]) -> BaseMessage:
+        """One call with bounded concurrency, a timeout and retries; then ``LLMFailure``."""
         if self._semaphore is None:  # created lazily: it binds to the running loop
             self._semaphore = asyncio.Semaphore(self._concurrency)
         last: Exception | None = None
@@ -317,7 +350,7 @@ class LLM:
             try:
                 async with self._semaphore:
                     self.stats.calls += 1
-                    reply = await asyncio.wait_for(self.model.ainvoke(list(messages)),
+                    reply = await asyncio.wait_for(runnable.ainvoke(list(messages)),
                                                    self.timeout)
                 break
             except TimeoutError as exc:
@@ -333,10 +366,46 @@ class LLM:
         usage = getattr(reply, "usage_metadata", None) or {}
         self.stats.prompt_tokens += int(usage.get("input_tokens", 0) or 0)
         self.stats.completion_tokens += int(usage.get("output_tokens", 0) or 0)
+        return reply
+
+    async def acall(self, messages: Sequence[BaseMessage]) -> str:
+        """One reply text (cached). Transient errors are retried; then ``LLMFailure``."""
+        key = self._key(messages)
+        if self._cache and (hit := self._cache.get(key)) is not None:
+            self.stats.cache_hits += 1
+            return hit
+        reply = await self._invoke(self.model, messages)
         text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
         if self._cache:
             self._cache.put(key, text)
         return text
+
+    async def atools(self, messages: Sequence[BaseMessage],
+                     tools: Sequence[dict[str, Any]]) -> AIMessage:
+        """One reply of a model given ``tools`` (OpenAI function schemas) through the
+        provider's native tool calling: the message, with its ``tool_calls`` (cached like
+        ``acall``, keyed by the tools and every message's calls and call ids too). A model
+        class without native tool calling raises ``LLMFailure('no_native_tools')``."""
+        key = "tools:" + hashlib.sha256(json.dumps(
+            [self._key(messages), list(tools),
+             [(getattr(m, "tool_calls", None), getattr(m, "tool_call_id", None))
+              for m in messages]], sort_keys=True, default=str).encode()).hexdigest()
+        if self._cache and (hit := self._cache.get(key)) is not None:
+            self.stats.cache_hits += 1
+            [cached] = messages_from_dict([json.loads(hit)])
+            assert isinstance(cached, AIMessage)
+            return cached
+        try:
+            bound = self.model.bind_tools(list(tools))
+        except NotImplementedError as exc:
+            raise LLMFailure("no_native_tools", f"{type(self.model).__name__} has no native "
+                             "tool calling") from exc
+        reply = await self._invoke(bound, messages)
+        if not isinstance(reply, AIMessage):
+            reply = AIMessage(content=reply.content)
+        if self._cache:
+            self._cache.put(key, json.dumps(message_to_dict(reply)))
+        return reply
 
     async def astructured(self, prompt: str, parse: Callable[[Any], T], *,
                           system: str | None = None) -> T:

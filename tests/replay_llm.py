@@ -23,23 +23,34 @@ def prompt_hash(messages: list[dict[str, Any]]) -> str:
 
 
 class ReplayServer:
-    def __init__(self, replies: dict[str, str]) -> None:
+    """``replies``: prompt hash -> reply text. ``sequence``: replies served in order whatever
+    the prompt (a scripted model); an entry that is a dict is the whole assistant message,
+    e.g. with ``tool_calls`` as the chat API sends them. Every request body is kept in
+    ``requests``."""
+
+    def __init__(self, replies: dict[str, str],
+                 sequence: list[str | dict[str, Any]] | None = None) -> None:
         self.replies = replies
+        self.sequence = list(sequence or [])
         self.missing: dict[str, list[dict[str, Any]]] = {}
+        self.requests: list[dict[str, Any]] = []
         self.served = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                server.requests.append(body)
                 key = prompt_hash(body["messages"])
-                reply = server.replies.get(key)
+                reply: str | dict[str, Any] | None = (
+                    server.sequence.pop(0) if server.sequence else server.replies.get(key))
                 if reply is None:
                     server.missing[key] = body["messages"]
                     reply = "[]"
                 server.served += 1
-                out = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                           "content": reply},
+                message = reply if isinstance(reply, dict) else {"role": "assistant",
+                                                                 "content": reply}
+                out = json.dumps({"choices": [{"message": message,
                                                "finish_reason": "stop"}],
                                   "usage": {"prompt_tokens": 0, "completion_tokens": 0,
                                             "total_tokens": 0}}).encode()
@@ -57,8 +68,9 @@ class ReplayServer:
 
 
 @contextmanager
-def replay(replies: dict[str, str]) -> Iterator[ReplayServer]:
-    srv = ReplayServer(replies)
+def replay(replies: dict[str, str],
+           sequence: list[str | dict[str, Any]] | None = None) -> Iterator[ReplayServer]:
+    srv = ReplayServer(replies, sequence)
     thread = threading.Thread(target=srv.httpd.serve_forever, daemon=True)
     thread.start()
     try:

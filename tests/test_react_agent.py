@@ -1,8 +1,10 @@
 """The tool-using web agent (``react:LLMSPEC``) against the project's real local web over
 loopback: a scripted chat model (its replies are the fixture tests/data/react_bridge.json)
 answers a bridge question in two searches and a fetch, with every search and page in the
-trace; each kind of bad reply ends its item with a counted reason while the run completes;
-and the real local model runs a small item set to the end."""
+trace; the same through native tool calling, with the real OpenAI-compatible client and a
+loopback server replaying tool calls (tests/data/react_bridge_tools.json); each kind of bad
+reply ends its item with a counted reason while the run completes; and the real local model
+runs a small item set to the end."""
 
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ import pytest
 from dwqa_graph.errors import AgentError
 from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.evaluation.agents.baseline import WebPages, _endpoint_host
-from dwqa_graph.evaluation.agents.react import Bounds, ReactAgent
+from dwqa_graph.evaluation.agents.react import Bounds, ReactAgent, has_native_tools
 from dwqa_graph.evaluation.evaluate import evaluate
 from dwqa_graph.graph.store import Store
-from dwqa_graph.llm import LLM
+from dwqa_graph.llm import LLM, OpenAICompatChat
 from dwqa_graph.models import EvalItem
 from dwqa_graph.web.fetch import FetchOptions
 from dwqa_graph.web.localweb import LocalWeb, serve
@@ -25,6 +27,7 @@ from dwqa_graph.web.search import SearxngClient
 
 from .conftest import DATA, scripted_model
 from .paths import EXAMPLES
+from .replay_llm import replay
 
 FIXTURE = json.loads((DATA / "react_bridge.json").read_text())
 
@@ -128,3 +131,88 @@ def test_real_local_model_runs_to_the_end(web: LocalWeb, llm_url: str) -> None:
             assert reply.steps[0].startswith("react:") and len(reply.steps) >= 2
     finally:
         a.close()
+
+
+TOOLS_FIXTURE = json.loads((DATA / "react_bridge_tools.json").read_text())
+
+
+def _wire(web: LocalWeb, replies: list[dict[str, object]]) -> list[str | dict[str, object]]:
+    return json.loads(json.dumps(replies).replace("{WEB}", web.url))
+
+
+def native_agent(web: LocalWeb, url: str, *, native: bool = True, steps: int = 8,
+                 ) -> ReactAgent:
+    options = FetchOptions(allow_hosts=_endpoint_host(web.url), timeout=10, deadline=10,
+                           retries=1, workers=1)
+    llm = LLM(OpenAICompatChat(base_url=url), use_cache=False, retries=0)
+    return ReactAgent("react:native", llm, SearxngClient(web.url, timeout=10),
+                      WebPages(options), bounds=Bounds(steps=steps), native=native)
+
+
+def test_native_tool_calls_answer_the_bridge_question(web: LocalWeb) -> None:
+    """The real client sends the tools in the chat API's ``tools`` field, reads the calls
+    the server returns, answers each with a tool message carrying its call id, and takes the
+    reply with no call as the answer."""
+    with replay({}, _wire(web, TOOLS_FIXTURE["replies"])) as srv:
+        reply = native_agent(web, srv.url).answer(TOOLS_FIXTURE["question"])
+    assert reply.error is None and reply.answer == TOOLS_FIXTURE["answer"], reply.steps
+    assert "native tool calls" in reply.steps[0]
+    assert len([s for s in reply.steps if s.startswith("search ")]) == 2
+    [page] = reply.retrieved
+    assert TOOLS_FIXTURE["answer"] in page.text
+    assert len(srv.requests) == 4
+    assert all({t["function"]["name"] for t in r["tools"]} == {"search", "fetch"}
+               for r in srv.requests)
+    last = srv.requests[-1]["messages"]
+    results = [m for m in last if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in results] == ["call_1", "call_2", "call_3"]
+    assert TOOLS_FIXTURE["answer"] in results[-1]["content"]  # the page went back to it
+    calls = [m for m in last if m["role"] == "assistant"]
+    assert [c["tool_calls"][0]["function"]["name"] for c in calls] == [
+        "search", "search", "fetch"]
+    # the control: the text protocol on the same server sends no tools field
+    with replay({}, ["Final: 14 September 2023"]) as srv:
+        text = native_agent(web, srv.url, native=False).answer(TOOLS_FIXTURE["question"])
+    assert text.answer == TOOLS_FIXTURE["answer"] and "tools" not in srv.requests[0]
+    assert "text protocol" in text.steps[0]
+
+
+def _call(name: str, arguments: str, cid: str = "c1") -> dict[str, object]:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}}]}
+
+
+NATIVE_BAD: dict[str, list[str | dict[str, object]]] = {
+    "no_action": [{"role": "assistant", "content": ""}],
+    "malformed_action": [_call("search", "{not json")],
+    "blocked_url": [_call("fetch", json.dumps({"url": "http://169.254.169.254/latest/"}))],
+    "tool_loop": [_call("search", '{"query": "Valmora tramway"}'),
+                  _call("search", '{"query": "Valmora tramway"}', "c2")],
+    "step_limit": [_call("search", json.dumps({"query": q}), f"c{i}") for i, q in
+                   enumerate(["Valmora tramway", "Valmora council", "Valmora bridge"])],
+}
+
+
+def test_native_bad_replies_end_with_a_counted_reason(web: LocalWeb) -> None:
+    for reason, replies in {**NATIVE_BAD,
+                            "malformed_action ": [_call("browse", '{"url": "x"}')],
+                            "malformed_action  ": [_call("search", '{"q": "x"}')]}.items():
+        with replay({}, replies) as srv:
+            reply = native_agent(web, srv.url, steps=3).answer("When did the tramway open?")
+        assert reply.answer == "" and reply.error, (reason, reply.steps)
+        assert reply.error.startswith(reason.strip() + ":"), (reason, reply.error)
+
+
+def test_auto_mode_picks_native_tools_only_where_the_model_class_has_them() -> None:
+    # An OpenAI-compatible server may not implement tools: text unless tools=native; a
+    # model class without bind_tools (langchain's fake chat model): text.
+    assert not has_native_tools(OpenAICompatChat(base_url="http://127.0.0.1:1/v1"))
+    assert not has_native_tools(scripted_model(["x"]))
+
+    class WithTools(type(scripted_model(["x"]))):  # type: ignore[misc]
+        def bind_tools(self, tools, **kwargs):  # type: ignore[no-untyped-def]
+            return self.bind(tools=tools)
+
+    assert has_native_tools(WithTools(messages=iter([])))
+    with pytest.raises(AgentError, match="tools="):
+        make_agent("react:http://127.0.0.1:1/v1@tools=magic")

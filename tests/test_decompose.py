@@ -30,7 +30,7 @@ PAGES = {
     "Ennio Morricone": "Ennio Morricone (10 November 1928 – 6 July 2020) was an Italian "
                        "composer.",
     "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
-                         "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
+                         "footballer.\nOn 1 July 2009, Ronaldo signed for Real Madrid.\n"
                          "In 2018, Ronaldo signed for Juventus.",
 }
 
@@ -60,6 +60,13 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     got = a.answer("How many years passed between the year Cristiano Ronaldo was born and "
                    "the year Ronaldo signed for Juventus?")
     assert got.answer == "33 years", got.steps
+    # an age at death asked by "age"; an age on the day of a named event (born 5 February
+    # 1985, signed 1 July 2009: 24); years between a work and its director's birth
+    assert a.answer("At what age did Tony Scott die?").answer == "68"
+    got = a.answer("How old was Cristiano Ronaldo on the day Ronaldo signed for Real Madrid?")
+    assert got.answer == "24", got.steps
+    got = a.answer("Titanic came out how many years after its director's birth year?")
+    assert got.answer == "43 years", got.steps
     # a choice between the two options the question ends with, both ways, and through a
     # credit: Jaws 1975 before Titanic 1997; Top Gun's director born 1944, Titanic's 1954
     got = a.answer("Which film came out first, Jaws or Titanic?")

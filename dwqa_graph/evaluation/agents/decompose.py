@@ -198,6 +198,8 @@ class DecomposeAgent:
         if not subjects:
             return ""
         words = set(lemmas) | {t.word.lower() for t in tokens}
+        if {"come", "out"} <= words:  # "came out": a release
+            lemmas, words = lemmas + ["release"], words | {"release"}
         dated = [_DATED[x] for x in lemmas if x in _DATED]
         asks_place = bool({"where", "place", "birthplace"} & words)
         full_date = bool(lemmas) and lemmas[0] == "when"
@@ -207,10 +209,16 @@ class DecomposeAgent:
             return self._choose(options, lemmas, words, dated, read)
         if credit and (set(dated) & {"born", "died"} or asks_place):
             return self._bridge(subjects[0], credit, dated, asks_place, full_date, read)
-        if "old" in lemmas and "died" in dated:
+        asks_age = "old" in lemmas or "age" in lemmas
+        if asks_age and "died" in dated:
             return self._age(subjects[0], read)
+        if asks_age and "day" in lemmas:  # "how old was X on the day X became ...": to the day
+            return self._age_at(subjects[0], words, read)
         if "year" in lemmas:
-            got = self._interval(subjects[0], words, read)
+            # "X came out how many years after its director's birth": the credited person's
+            # dated facts count as the subject's
+            through = next((_CREDITS[x] for x in lemmas if x in _CREDITS), None)
+            got = self._interval(subjects[0], words, read, through=through)
             if not got and len(subjects) >= 2 and dated:
                 got = self._compare(subjects[:2], dated[0], lemmas, read)
             return got
@@ -299,11 +307,27 @@ class DecomposeAgent:
             return pair[0] if years[0] < years[1] else pair[1]
         return _years(abs(years[1] - years[0]))
 
-    def _interval(self, s: str, question_words: set[str], read: _Read) -> str:
-        """The two dated facts of ``s`` the question's words name best."""
+    def _age_at(self, s: str, question_words: set[str], read: _Read) -> str:
+        """Age in whole years on the day of the event the question's words name."""
+        facts = self._facts_of(s, read)
+        born = {f.date for f in facts if f.relation == "born" and f.precision == "day"
+                and f.date}
+        events = [f for f in self._named(facts, question_words)
+                  if f.relation != "born" and f.precision == "day" and f.date]
+        read.steps.append(f"born {sorted(born)}, event "
+                          f"{[(e.phrase or e.relation, e.date) for e in events[:1]]} ({s!r})")
+        if len(born) != 1 or not events:
+            return ""
+        b, e = dt.date.fromisoformat(born.pop()), dt.date.fromisoformat(str(events[0].date))
+        age = e.year - b.year - ((e.month, e.day) < (b.month, b.day))
+        return str(age) if age >= 0 else ""
+
+    def _named(self, facts: list[Fact], question_words: set[str]) -> list[Fact]:
+        """The dated facts the question's words name, best first: an event by the share of
+        its phrase's words in the question, a typed relation by its cue word."""
         words = question_words - _STOP
         scored = []
-        for f in self._facts_of(s, read):
+        for f in facts:
             if f.year is None:
                 continue
             if f.relation == "event":
@@ -314,8 +338,19 @@ class DecomposeAgent:
             if score >= 0.6:
                 scored.append((score, f))
         scored.sort(key=lambda x: -x[0])
+        return [f for _, f in scored]
+
+    def _interval(self, s: str, question_words: set[str], read: _Read,
+                  through: str | None = None) -> str:
+        """The two dated facts of ``s`` (and of the person credited for it, ``through``)
+        the question's words name best."""
+        facts = list(self._facts_of(s, read))
+        if through:
+            people = {f.object.name for f in facts if f.relation == through and f.object}
+            if len(people) == 1:
+                facts += self._facts_of(people.pop(), read)
         picked: list[Fact] = []
-        for _, f in scored:
+        for f in self._named(facts, question_words):
             if all(f.start != p.start and f.relation + str(f.phrase) != p.relation + str(p.phrase)
                    for p in picked):
                 picked.append(f)

@@ -23,7 +23,7 @@ PAGES = {
     "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "
                            "Cameron.\nTitanic was released on December 19, 1997.",
     "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker.\n"
-                     "Cameron was born in Kapuskasing.",
+                     "Cameron was born in Kapuskasing.\nCameron married Suzy Amis in 2000.",
     "Tony Scott": "Tony Scott (21 June 1944 – 19 August 2012) was an English filmmaker.",
     "Jaws (film)": "Jaws is a 1975 American thriller film directed by Steven Spielberg.",
     "Top Gun": "Top Gun is a 1986 American action drama film directed by Tony Scott.",
@@ -51,6 +51,7 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     assert {d.title for d in got.retrieved} >= {"Titanic (1997 film)", "James Cameron"}
     assert a.answer("When was the director of Titanic born?").answer == "August 16, 1954"
     assert a.answer("Where was the person who directed Titanic born?").answer == "Kapuskasing"
+    assert a.answer("Who is the spouse of the director of Titanic?").answer == "Suzy Amis"
     # an age at death from two dates to the day
     assert a.answer("How old was Tony Scott at the time of death?").answer == "68"
     # the years between two events of one subject, named by the question's words

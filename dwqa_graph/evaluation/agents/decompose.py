@@ -207,8 +207,10 @@ class DecomposeAgent:
         options = _options(question)
         if options and ("long" in lemmas or (set(lemmas) | words) & (_EARLIER | _LATER)):
             return self._choose(options, lemmas, words, dated, read)
-        if credit and (set(dated) & {"born", "died"} or asks_place):
-            return self._bridge(subjects[0], credit, dated, asks_place, full_date, read)
+        spouse = bool({"spouse", "husband", "wife", "marry"} & words)
+        if credit and (set(dated) & {"born", "died"} or asks_place or spouse):
+            return self._bridge(subjects[0], credit, dated, asks_place, full_date, read,
+                                spouse=spouse)
         asks_age = "old" in lemmas or "age" in lemmas
         if asks_age and "died" in dated:
             return self._age(subjects[0], read)
@@ -225,7 +227,7 @@ class DecomposeAgent:
         return ""
 
     def _bridge(self, a: str, credit: str, dated: list[str], asks_place: bool,
-                full_date: bool, read: _Read) -> str:
+                full_date: bool, read: _Read, spouse: bool = False) -> str:
         objects = {f.object.name for f in self._facts_of(a, read)
                    if f.relation == credit and f.object is not None}
         read.steps.append(f"{credit} of {a!r}: {sorted(objects) or 'not found'}")
@@ -234,6 +236,8 @@ class DecomposeAgent:
         b = objects.pop()
         want = ("died_in" if "died" in dated else "born_in") if asks_place else (
             "died" if "died" in dated else "born")
+        if spouse:
+            want = "married"
         values = {(f.object.name if f.object else _when(f, full_date))
                   for f in self._facts_of(b, read) if f.relation == want}
         read.steps.append(f"{want} of {b!r}: {sorted(values) or 'not found'}")

@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from dwqa_graph.cli.main import main
+from dwqa_graph.errors import UsageError
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
@@ -107,6 +108,19 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                                     "--reuse", "allow"], env=env)
     assert out.exit_code == 0, out.output
     assert "1 items for 1 seed graphs" in out.output and "two-option share" in out.output
+    # A graph that also holds a claim-generator round (marked so here): collisions refuse
+    # the mix, and the report counts the rounds of the newest round's kind instead of
+    # failing (the demo on a graph where someone tried both generators).
+    from dwqa_graph.report.data import gather
+    with store._session(read=False) as session:
+        session.run("MATCH (r:Round {t: $t}) SET r.generator = 'rules'", t=report.round)
+    with pytest.raises(UsageError, match="mix the paths generator"):
+        collisions(store)
+    data = gather(store)
+    assert data.collisions is not None and report.round not in data.collisions["rounds"]
+    assert again.round in data.collisions["rounds"]
+    with store._session(read=False) as session:
+        session.run("MATCH (r:Round {t: $t}) SET r.generator = 'paths'", t=report.round)
     # a draw over many seeds reaches every form the graph has
     forms = {draw(g, r, 0).form for r in range(200)}  # type: ignore[union-attr]
     assert forms == {p.form for p in g.paths}

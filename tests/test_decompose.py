@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dwqa_graph.evaluation.agents import decompose as decompose_mod
 from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.evaluation.agents.baseline import GraphPages
@@ -26,6 +28,10 @@ PAGES = {
                      "Cameron was born in Kapuskasing.\nCameron married Suzy Amis in 2000.",
     "Tony Scott": "Tony Scott (21 June 1944 – 19 August 2012) was an English filmmaker.",
     "Jaws (film)": "Jaws is a 1975 American thriller film directed by Steven Spielberg.",
+    "Portugal v Sweden (2013)": "Portugal beat Sweden 3–2 in the second leg of the play-off "
+                                "at the Friends Arena in Solna and qualified for the 2014 "
+                                "FIFA World Cup in Brazil.\nOn 19 November 2013, Cristiano "
+                                "Ronaldo scored a hat-trick against Sweden.",
     "Top Gun": "Top Gun is a 1986 American action drama film directed by Tony Scott.",
     "Ennio Morricone": "Ennio Morricone (10 November 1928 – 6 July 2020) was an Italian "
                        "composer.",
@@ -112,3 +118,17 @@ def test_registered_as_an_agent(store: Store) -> None:
         assert isinstance(made, DecomposeAgent) and made.spec == "decompose"
     finally:
         made.close()
+
+
+def test_an_event_on_another_page_is_searched_for(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """One page per search: Ronaldo's own page has his birth, not the hat-trick; a second
+    search with the question's unmatched words finds the match report."""
+    ingest_pages(store, tmp_path, PAGES)
+    monkeypatch.setattr(decompose_mod, "PAGES_PER_SEARCH", 1)
+    got = agent(store, nlp).answer("How many years passed between the year Cristiano Ronaldo "
+                                   "was born and the year Ronaldo scored a hat-trick against "
+                                   "Sweden?")
+    assert got.answer == "28 years", "\n".join(got.steps)
+    searches = [s for s in got.steps if s.startswith("search ")]
+    assert len(searches) == 2 and "sweden" in searches[1].lower()

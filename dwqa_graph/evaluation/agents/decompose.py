@@ -72,6 +72,10 @@ _DATED = {"bear": "born", "birth": "born", "die": "died", "death": "died",
           "release": "released", "found": "founded", "founding": "founded",
           "establish": "founded", "open": "opened", "publish": "released",
           "premiere": "released"}
+#: Words of how a question asks, not of what it names.
+_QUESTION = {"count", "counting", "calendar", "only", "passed", "pass", "apart", "separate",
+             "difference", "later", "earlier", "long", "old", "age", "was", "is", "years",
+             "were", "when", "then", "this", "those", "these", "two", "events", "event"}
 #: Which way a choice goes: the earlier date (or the older person) or the later one.
 _EARLIER = {"first", "earlier", "earliest", "older", "oldest", "sooner"}
 _LATER = {"later", "last", "latest", "younger", "youngest", "recently", "newer", "recent"}
@@ -160,16 +164,18 @@ class DecomposeAgent:
                                        "steps": read.steps + base.steps})
 
     # -- reading -----------------------------------------------------------------------------
-    def _facts_of(self, subject: str, read: _Read) -> list[Fact]:
-        """Search ``subject``, read its top pages, keep the facts about it."""
-        if subject in read.facts:
-            return read.facts[subject]
+    def _facts_of(self, subject: str, read: _Read, query: str | None = None) -> list[Fact]:
+        """Search ``query`` (default: ``subject``), read its top pages, keep the facts about
+        ``subject``."""
+        query = query or subject
+        if query in read.facts:
+            return read.facts[query]
         if read.searches >= MAX_SEARCHES:
-            read.steps.append(f"search bound reached ({MAX_SEARCHES}): {subject!r} not searched")
+            read.steps.append(f"search bound reached ({MAX_SEARCHES}): {query!r} not searched")
             return []
         read.searches += 1
-        hits = self.search.search(subject, limit=PAGES_PER_SEARCH)
-        read.steps.append(f"search {self.search.name}: {subject!r} -> {len(hits)} results")
+        hits = self.search.search(query, limit=PAGES_PER_SEARCH)
+        read.steps.append(f"search {self.search.name}: {query!r} -> {len(hits)} results")
         found: list[Fact] = []
         for page in self.pages.read(hits) if hits else []:
             rank = len(read.retrieved) + 1
@@ -185,7 +191,7 @@ class DecomposeAgent:
             read.steps.append(f"read [{rank}] {page.url}: {len(facts)} facts, {len(mine)} "
                               f"about {subject!r}")
             found += mine
-        read.facts[subject] = found
+        read.facts[query] = found
         return found
 
     # -- the question ------------------------------------------------------------------------
@@ -353,18 +359,35 @@ class DecomposeAgent:
             people = {f.object.name for f in facts if f.relation == through and f.object}
             if len(people) == 1:
                 facts += self._facts_of(people.pop(), read)
-        picked: list[Fact] = []
-        for f in self._named(facts, question_words):
-            if all(f.start != p.start and f.relation + str(f.phrase) != p.relation + str(p.phrase)
-                   for p in picked):
-                picked.append(f)
-            if len(picked) == 2:
-                break
+        picked = _two(self._named(facts, question_words))
+        if len(picked) < 2:
+            # the other event may be on a page the subject's own search did not rank: search
+            # the subject with the question's words its facts did not account for
+            named = " ".join((f.phrase or "").lower() for f in picked)
+            rest = [w for w in question_words - _STOP - set(_norm(s).split())
+                    if w.isalpha() and w not in _DATED and w not in _QUESTION
+                    and w not in named]  # "score", "trick" in "scored a hat-trick"
+            if rest:
+                query = f"{s} {' '.join(sorted(rest))}"
+                facts += self._facts_of(s, read, query=query)
+                picked = _two(self._named(facts, question_words))
         read.steps.append("dated facts named: " + "; ".join(
             f"{f.relation} {f.phrase or ''} {f.year}".replace("  ", " ") for f in picked))
         if len(picked) < 2:
             return ""
         return _years(abs((picked[0].year or 0) - (picked[1].year or 0)))
+
+
+def _two(named: list[Fact]) -> list[Fact]:
+    """The best two named facts that are not one sentence's or one event's."""
+    picked: list[Fact] = []
+    for f in named:
+        if all(f.start != p.start and f.relation + str(f.phrase) != p.relation + str(p.phrase)
+               for p in picked):
+            picked.append(f)
+        if len(picked) == 2:
+            break
+    return picked
 
 
 def _credit(lemmas: list[str]) -> str | None:

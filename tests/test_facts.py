@@ -234,6 +234,18 @@ def test_the_year_of_a_work_in_its_lead(nlp: CoreNLP) -> None:
     assert not [f for f in two if f.relation == "released"], triples(two)
 
 
+def test_a_work_named_like_a_place_is_a_work(nlp: CoreNLP) -> None:
+    """The tagger reads "Sankat City" as a place; its lead says it is a film, so its credit
+    is read. A city's page stays a place."""
+    film = facts_of(nlp, "Sankat City", "Sankat City is an Indian Hindi black comedy film "
+                    "directed by Pankaj Advani.")
+    assert ("Sankat City", "directed_by", "Pankaj Advani") in triples(film)
+    text = "Kansas City is the largest city in Missouri."
+    doc = nlp.annotate(text)
+    assert PageResolver("Kansas City", [(x, text) for x in doc.sentences]).subject_type \
+        == "PLACE"
+
+
 def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
     """"He", "It" and "The film" as a verb's subject are the page's subject."""
     person = triples(facts_of(nlp, "Scott Derrickson",

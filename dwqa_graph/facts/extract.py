@@ -22,13 +22,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, Fact, Relation
-from dwqa_graph.facts.resolve import PageResolver, Span, entity_ref
+from dwqa_graph.facts.resolve import WORK_NOUNS, PageResolver, Span, entity_ref
 from dwqa_graph.language.doc import Sentence
 from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "10"
+RULES_VERSION = "11"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -37,10 +37,7 @@ _BY = {"direct": "directed_by", "write": "written_by", "produce": "produced_by",
        "create": "created_by", "design": "created_by", "develop": "created_by",
        "invent": "created_by", "host": "hosted_by"}
 _OPEN = {"open", "inaugurate"}
-# Nouns of a work whose year in "X is a 1975 American film" is the year it came out.
-_WORKS = {"film", "movie", "album", "novel", "song", "single", "book", "play", "opera",
-          "musical", "documentary", "series", "miniseries", "sitcom", "ep", "mixtape",
-          "videogame", "game", "comic", "anime", "manga", "soundtrack", "telefilm"}
+
 _LOCATE = {"locate", "situate", "headquarter", "base"}
 _JOIN = {"join"}
 _WIN = {"win"}
@@ -462,10 +459,10 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
 
 def _work_year(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
     """"Jaws is a 1975 American thriller film": the year modifying the predicate noun of a
-    work (``_WORKS``) whose copular subject is a named entity is the work's release year.
+    work (``WORK_NOUNS``) whose copular subject is a named entity is the work's release year.
     Only one year-precision date counts, not a range ("a 2010–2017 series")."""
     for tok in sent.tokens:
-        if tok.lemma.lower() not in _WORKS or not sent.deps(tok.i, "cop"):
+        if tok.lemma.lower() not in WORK_NOUNS or not sent.deps(tok.i, "cop"):
             continue
         subj = next((x for n in sent.deps(tok.i, "nsubj") if (x := _span_at(spans, n))), None)
         if subj is None or subj.generic:

@@ -49,6 +49,12 @@ _GLUED = re.compile(r"[a-z]{2}\.[A-Z]")
 _LEGAL_FORM = re.compile(r",?\s+(Inc\.?|Ltd\.?|LLC|PLC|plc|Corp\.?|Co\.|S\.A\.|AG|GmbH|N\.V\.)$")
 
 
+#: Nouns that say a page's subject is a work (a lead "X is a 1975 American film").
+WORK_NOUNS = {"film", "movie", "album", "novel", "song", "single", "book", "play", "opera",
+              "musical", "documentary", "series", "miniseries", "sitcom", "ep", "mixtape",
+              "videogame", "game", "comic", "anime", "manga", "soundtrack", "telefilm"}
+
+
 def norm_name(name: str) -> str:
     """Case-, accent- and punctuation-folded name: the key across documents."""
     s = unicodedata.normalize("NFKD", name)
@@ -130,7 +136,10 @@ class PageResolver:
         if lead is not None:
             if lead.ner == "TITLE":  # "is an American actress": a person
                 self.subject_type = "PERSON"
-            elif lead.pos.startswith("NN") and self.subject_type == "PERSON":
+            elif lead.pos.startswith("NN") and (self.subject_type == "PERSON" or
+                                                lead.lemma.lower() in WORK_NOUNS):
+                # a thing, not a person; a work even when its name reads as a place
+                # ("Sankat City is an Indian film")
                 self.subject_type = "MISC"
 
     def _lead_noun(self, sent: Sentence) -> Token | None:

@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from dwqa_graph.errors import AgentError
+from dwqa_graph.errors import AgentError, LanguageError
 from dwqa_graph.evaluation.agents.base import (
     MAX_TRACE_CHARS,
     AgentAnswer,
@@ -46,9 +46,8 @@ from dwqa_graph.evaluation.agents.baseline import (
     WebPages,
     _endpoint_host,
 )
-from dwqa_graph.facts.extract import Passage, read_facts
 from dwqa_graph.facts.models import Fact
-from dwqa_graph.facts.resolve import PageResolver
+from dwqa_graph.facts.stage import read_versions
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.registry import AGENTS
 from dwqa_graph.web.fetch import FetchOptions
@@ -97,6 +96,7 @@ class _Read:
 def _norm(name: str) -> str:
     """Lower case, no possessive, no disambiguating parenthesis ("Jaws (1975 film)")."""
     name = re.sub(r"\s*\([^)]*\)\s*$", "", name)
+    name = re.sub(r"\s*-\s*", "-", name)  # the tokenizer's "Heng - Pheng"
     return " ".join(name.lower().replace("'s", "").split())
 
 
@@ -184,9 +184,11 @@ class DecomposeAgent:
             text = page.text[:MAX_PAGE_CHARS]
             if not text.strip():
                 continue
-            doc = self.nlp.annotate(text)
-            resolver = PageResolver(page.title or None, [(s, text) for s in doc.sentences])
-            facts = read_facts(Passage(page.url, 0, text), doc.sentences, resolver, "decompose")
+            # read as the facts stage reads a version: paragraphs, glued sentences cut apart
+            [(_, facts, _)] = read_versions(self.nlp, [{"id": page.url, "title": page.title
+                                                        or None, "text": text}], "decompose")
+            if isinstance(facts, LanguageError):
+                raise facts
             mine = [f for f in facts if _same(f.subject.name, subject)]
             read.steps.append(f"read [{rank}] {page.url}: {len(facts)} facts, {len(mine)} "
                               f"about {subject!r}")
@@ -280,11 +282,12 @@ class DecomposeAgent:
                 lived = dt.date.fromisoformat(died.pop()) - dt.date.fromisoformat(born.pop())
                 keys.append((f"{lived.days:08d}",))
                 continue
-            dates = {_sortable(f) for f in facts if f.relation == relation and f.year}
-            read.steps.append(f"{relation} of {subject!r}: {sorted(dates) or 'not found'}")
-            if len(dates) != 1:
+            date = _one_date([_sortable(f) for f in facts if f.relation == relation
+                              and f.year], relation)
+            read.steps.append(f"{relation} of {subject!r}: {date or 'not found or several'}")
+            if date is None:
                 return ""
-            keys.append(dates.pop())
+            keys.append(date)
         first, second = keys
         # compare to the precision both have: the same year at year precision is a tie
         n = min(len(first), len(second))
@@ -404,6 +407,24 @@ def _sortable(f: Fact) -> tuple[str, ...]:
         parts = f.date.split("-")
         return tuple(parts[:3] if f.precision == "day" else parts[:2])
     return (f"{f.year:04d}",)
+
+
+#: Relations whose first date is the one asked (a re-release, a reopening come later).
+_FIRST = {"released", "founded", "opened"}
+
+
+def _one_date(dates: list[tuple[str, ...]], relation: str) -> tuple[str, ...] | None:
+    """The one date the pages give for a relation: dates that agree to their common
+    precision are one ("2017" and "2017-03-24": the latter); for a release, founding or
+    opening the earliest; else None when they disagree (two birth years)."""
+    if not dates:
+        return None
+    distinct = sorted(set(dates), key=lambda d: (d, -len(d)))
+    # drop a date that is a less precise prefix of another
+    kept = [d for d in distinct if not any(o != d and o[:len(d)] == d for o in distinct)]
+    if len(kept) == 1 or relation in _FIRST:
+        return kept[0]
+    return None
 
 
 def _options(question: str) -> tuple[str, str] | None:

@@ -236,12 +236,18 @@ def baseline_agent(arg: str | None, ctx: AgentContext) -> BaselineAgent:
         return BaselineAgent(spec, GraphSearch(ctx.store), GraphPages(ctx.store),
                              reader_llm=ctx.reader_llm)
     url = http_url("baseline", arg)
-    client = SearxngClient(url, timeout=ctx.timeout)
+    client, pages = web_sources(url, ctx.timeout)
+    return BaselineAgent(spec, client, pages, reader_llm=ctx.reader_llm, close=client.close)
+
+
+def web_sources(url: str, timeout: float) -> tuple[SearxngClient, WebPages]:
+    """A SearxNG(-compatible) endpoint and the guarded reader of the pages it finds, as the
+    web agents use them (``timeout``: per request and per page)."""
+    client = SearxngClient(url, timeout=timeout)
     # Result URLs are untrusted wherever the engine runs: the SSRF guard stays on for
     # every page. Only the search endpoint's own host:port is exempt, which is where
     # the local web (`dwqa web serve`) serves its pages; any other loopback or private
     # service a result points at stays blocked.
-    options = FetchOptions(allow_hosts=_endpoint_host(url), timeout=ctx.timeout,
-                           deadline=ctx.timeout, retries=1, workers=1)
-    return BaselineAgent(spec, client, WebPages(options), reader_llm=ctx.reader_llm,
-                         close=client.close)
+    options = FetchOptions(allow_hosts=_endpoint_host(url), timeout=timeout,
+                           deadline=timeout, retries=1, workers=1)
+    return client, WebPages(options)

@@ -43,15 +43,13 @@ from dwqa_graph.evaluation.agents.baseline import (
     BaselineAgent,
     GraphPages,
     PageSource,
-    WebPages,
-    _endpoint_host,
+    web_sources,
 )
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.stage import read_versions
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.registry import AGENTS
-from dwqa_graph.web.fetch import FetchOptions
-from dwqa_graph.web.search import GraphSearch, SearchClient, SearxngClient
+from dwqa_graph.web.search import GraphSearch, SearchClient
 
 #: Bounds per question: subjects searched (the question's own, then one bridge hop), hits
 #: read per search, characters of each page parsed.
@@ -234,14 +232,18 @@ class DecomposeAgent:
             return got
         return ""
 
+    def _credited(self, work: str, credit: str, read: _Read) -> str | None:
+        """The one person the work's pages credit (its director ...), else None."""
+        objects = {f.object.name for f in self._facts_of(work, read)
+                   if f.relation == credit and f.object is not None}
+        read.steps.append(f"{credit} of {work!r}: {sorted(objects) or 'not found'}")
+        return objects.pop() if len(objects) == 1 else None
+
     def _bridge(self, a: str, credit: str, dated: list[str], asks_place: bool,
                 full_date: bool, read: _Read, spouse: bool = False) -> str:
-        objects = {f.object.name for f in self._facts_of(a, read)
-                   if f.relation == credit and f.object is not None}
-        read.steps.append(f"{credit} of {a!r}: {sorted(objects) or 'not found'}")
-        if len(objects) != 1:
+        b = self._credited(a, credit, read)
+        if b is None:
             return ""
-        b = objects.pop()
         want = ("died_in" if "died" in dated else "born_in") if asks_place else (
             "died" if "died" in dated else "born")
         if spouse:
@@ -265,12 +267,10 @@ class DecomposeAgent:
         for option in options:
             subject = option
             if credit:
-                objects = {f.object.name for f in self._facts_of(option, read)
-                           if f.relation == credit and f.object is not None}
-                read.steps.append(f"{credit} of {option!r}: {sorted(objects) or 'not found'}")
-                if len(objects) != 1:
+                person = self._credited(option, credit, read)
+                if person is None:
                     return ""
-                subject = objects.pop()
+                subject = person
             facts = self._facts_of(subject, read)
             if longer:
                 born = {f.date for f in facts if f.relation == "born" and f.date}
@@ -480,7 +480,5 @@ def decompose_agent(arg: str | None, ctx: AgentContext) -> DecomposeAgent:
                              "use decompose:URL to search a SearxNG endpoint instead")
         return DecomposeAgent(spec, GraphSearch(ctx.store), GraphPages(ctx.store))
     url = http_url("decompose", arg)
-    client = SearxngClient(url, timeout=ctx.timeout)
-    options = FetchOptions(allow_hosts=_endpoint_host(url), timeout=ctx.timeout,
-                           deadline=ctx.timeout, retries=1, workers=1)
-    return DecomposeAgent(spec, client, WebPages(options), close=client.close)
+    client, pages = web_sources(url, ctx.timeout)
+    return DecomposeAgent(spec, client, pages, close=client.close)

@@ -72,6 +72,26 @@ def test_lead_dates(nlp: CoreNLP) -> None:
     assert got == {("Scott Derrickson", "born", "1966-07-16")}
 
 
+def test_lifespan_with_places(nlp: CoreNLP) -> None:
+    """Places before the dates in a lead's brackets are where the person was born and died;
+    anything else in the brackets ("aged 67") still makes it no lifespan."""
+    got = triples(facts_of(nlp, "Piero Calamandrei", "Piero Calamandrei (Florence, 21 April "
+                           "1889 – Florence, 27 September 1956) was an Italian author."))
+    assert got == {("Piero Calamandrei", "born", "1889-04-21"),
+                   ("Piero Calamandrei", "died", "1956-09-27"),
+                   ("Piero Calamandrei", "born_in", "Florence"),
+                   ("Piero Calamandrei", "died_in", "Florence")}
+    got = triples(facts_of(nlp, "Jang In-hwan", "Jang In-hwan (born Pyongyang, 30 March 1875; "
+                           "died San Francisco, California, 24 April 1930) was a Korean "
+                           "independence activist."))
+    assert {("Jang In-hwan", "born", "1875-03-30"), ("Jang In-hwan", "died", "1930-04-24"),
+            ("Jang In-hwan", "born_in", "Pyongyang"),
+            ("Jang In-hwan", "died_in", "San Francisco")} <= got, got
+    aged = facts_of(nlp, "Piero Calamandrei", "Piero Calamandrei (21 April 1889 – 27 September "
+                    "1956, aged 67) was an Italian author.")
+    assert not [f for f in aged if f.relation in ("born", "died", "born_in", "died_in")]
+
+
 def test_passive_relations(nlp: CoreNLP) -> None:
     got = triples(facts_of(
         nlp, "Tesla, Inc. - Wikipedia",

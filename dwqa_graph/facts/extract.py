@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "11"
+RULES_VERSION = "12"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -52,6 +52,8 @@ _CONDITION = {"if", "unless", "whether", "although", "though"}
 # Nouns a number measures that are times, not quantities ("in 20 years", "3 days").
 _TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time", "decade",
                "century", "season", "episode", "edition"}
+#: Named-entity tags of places (a lifespan's brackets may name where).
+_PLACE_NER = {"LOCATION", "CITY", "STATE_OR_PROVINCE", "COUNTRY"}
 _DATE_RELS = ("obl:in", "obl:on", "obl:tmod", "nmod:tmod")
 # Verbs too light to name an event on their own ("was going for a win", "had relatives").
 _LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", "tell",
@@ -426,8 +428,9 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
 
 def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
     """A person's dates in brackets right after the name: "Edward Davis Wood Jr. (October
-    10, 1924 – December 10, 1978) was ..." is born and died; anything else in the brackets
-    (a place, a third date, "c.", "fl.") makes it no fact. Years alone are a lifespan only
+    10, 1924 – December 10, 1978) was ..." is born and died, and a place before a date is
+    where; anything else in the brackets (a third date, "c.", "fl.", "aged 67") makes it no
+    fact. Years alone are a lifespan only
     for the page's own subject ("Gerd Müller (1970–1974) is third" on a World Cup page is a
     career), and a sentence that brackets several people's dates is a list, not a lead."""
     bracketed = [s for s in spans if s.type == "PERSON" and s.last + 1 <= len(sent.tokens)
@@ -445,8 +448,12 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
             continue
         inside = range(s.last + 2, close)
         dates = [m for m in sent.mentions if m.ner == "DATE" and m.first in inside]
-        rest = [j for j in inside if sent.token(j).ner != "DATE"
-                and sent.token(j).word not in ("–", "-", "—", ",")]
+        # the places of birth and death may stand before their dates, and the words "born"
+        # and "died" before those: "(Florence, 21 April 1889 – Florence, 27 September 1956)",
+        # "(born Pyongyang, 30 March 1875; died San Francisco, 24 April 1930)"
+        rest = [j for j in inside if sent.token(j).ner not in _PLACE_NER | {"DATE"}
+                and sent.token(j).word not in ("–", "-", "—", ",", ";")
+                and sent.token(j).word.lower() not in ("born", "died", "b.", "d.")]
         if len(dates) != 2 or rest:
             continue
         born, died = date_value(dates[0].norm), date_value(dates[1].norm)
@@ -455,6 +462,15 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         if born and died and born.year < died.year:
             yield _Read("born", "bear", s, date=born)
             yield _Read("died", "die", s, date=died)
+            # the first place named before each date
+            where: list[tuple[Relation, str, int, int]] = [
+                ("born_in", "bear", s.last + 2, dates[0].first),
+                ("died_in", "die", dates[0].last + 1, dates[1].first)]
+            for rel, verb, lo, hi in where:
+                place = next((p for p in spans if p.type == "PLACE" and lo <= p.first < hi),
+                             None)
+                if place is not None:
+                    yield _Read(rel, verb, s, obj=place)
 
 
 def _work_year(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:

@@ -106,6 +106,20 @@ def test_passive_relations(nlp: CoreNLP) -> None:
                    ("Titanic", "released", "1997")}  # the year of the work in its lead
 
 
+def test_an_opening_is_its_subjects_only_without_an_object(nlp: CoreNLP) -> None:
+    assert triples(facts_of(nlp, "Valmora Riverside Tramway", "The Valmora Riverside "
+                            "Tramway opened on 14 September 2023.")) \
+        == {("Valmora Riverside Tramway", "opened", "2023-09-14")}  # control
+    # the line opened, not the company (an object of any kind, named or not): the company's
+    # dated event, worded by its phrase
+    assert triples(facts_of(nlp, None, "Solvane Energy opened its first production line in "
+                            "Lindqvarn on 11 February 2020.")) \
+        == {("Solvane Energy", "event", "2020-02-11")}
+    assert triples(facts_of(nlp, None, "Ingrid Tallmark premiered her new film in Valmora on "
+                            "9 September 1994.")) \
+        == {("Ingrid Tallmark", "event", "1994-09-09")}
+
+
 def test_population_and_quantities(nlp: CoreNLP) -> None:
     facts = facts_of(nlp, "Elko, Nevada", "The population was 18,297 at the 2010 census.")
     assert [(f.subject.name, f.relation, f.value, f.when) for f in facts] == [
@@ -444,6 +458,21 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
                     "(g)-[:READ_FROM]->(v)").consume()
     assert not [p for p in store.query("explore/fact_paths", dataset=None)
                 if p["bridge"] == "James Cameron" and p["second"] == "born"]
+
+
+def test_the_pages_own_title_names_its_subject(store: Store, nlp: CoreNLP,
+                                               tmp_path: Path) -> None:
+    """An agent's log titles a source as it likes ("Low Water - OpenTownWiki"); the fetched
+    page's own title names the page's subject."""
+    ingest_pages(store, tmp_path, {"Low Water": "Low Water is a 2016 drama film directed by "
+                                                "Petra Vilde."})
+    with store._session(read=False) as session:
+        session.run("MATCH (d:Document)-[:HAS_VERSION]->(v) SET d.title = 'Low Water - "
+                    "OpenTownWiki', v.title = 'Low Water'").consume()
+    extract_facts(store, nlp=nlp)
+    assert {(r["s"], r["rel"]) for r in store.read(
+        "MATCH (s)<-[:SUBJECT]-(f:Fact) RETURN s.name AS s, f.relation AS rel")} \
+        == {("Low Water", "directed_by")}  # under the log's title: no subject, no fact
 
 
 # -- the LLM extractor ---------------------------------------------------------------------

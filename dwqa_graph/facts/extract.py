@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "12"
+RULES_VERSION = "13"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -271,7 +271,10 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                     yield _Read("founded_by", lemma, o, obj=subj, when=date)
         return
     # "was released", and the intransitive "premiered" ("It premiered at Cannes on ...").
-    if lemma in _RELEASE and (passive or (lemma == "premiere" and not objects)):
+    # Active, only without an object of any kind: "X opened its first production line" is
+    # the line's opening, not X's (the object need not be a named entity to take it).
+    intransitive = not sent.deps(v, "obj")
+    if lemma in _RELEASE and (passive or (lemma == "premiere" and intransitive)):
         if date:
             yield _Read("released", lemma, subj, date=date)
         return
@@ -286,7 +289,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                 if o.type in ("MISC",) and o != subj:
                     yield _Read(rel, lemma, o, obj=subj, when=date)  # type: ignore[arg-type]
         return
-    if lemma in _OPEN and (passive or not objects):
+    if lemma in _OPEN and (passive or intransitive):
         if date:
             yield _Read("opened", lemma, subj, date=date)
         return

@@ -1,7 +1,8 @@
 // Versions with text whose facts were not read by $extractor (or by an older version of
 // it), paged by id: the first $max_chars characters of the text, the version's claims in
 // text order (the offline extractor links facts to them; the LLM extractor reads them:
-// $claims_only keeps the versions that have some) and the document's title.
+// $claims_only keeps the versions that have some) and the title: the page's own, which
+// names its subject, before the one the agent's log gave ("Low Water - SomeWiki").
 MATCH (d:Document)-[:HAS_VERSION]->(v:DocumentVersion)
 WHERE v.id > $after AND coalesce(v.facts_extractor, '') <> $extractor
   AND size(coalesce(v.text, '')) > 0
@@ -12,6 +13,6 @@ CALL (v) {
   WITH c ORDER BY c.start, c.end
   RETURN collect(c {.id, .start, .end, .span}) AS claims  // a null c (no claims) is skipped
 }
-RETURN v.id AS id, d.id AS document_id, d.title AS title, left(v.text, $max_chars) AS text,
-       claims
+RETURN v.id AS id, d.id AS document_id, coalesce(v.title, d.title) AS title,
+       left(v.text, $max_chars) AS text, claims
 ORDER BY v.id

@@ -32,6 +32,9 @@ CALL (g) {
                RETURN DISTINCT coalesce(x.id, toString(h.year), toString(h.value)) AS v }
          AS answers
   WHERE firsts = 1 AND answers = 1
+  // one fixed choice among facts that state the same (the lead's lifespan and "X died
+  // in ..."): the rows' order is the database's, and a round must not depend on it
+  WITH g, a, b, f1, f2, v1, v2 ORDER BY f1.id, f2.id
   WITH g, a, b, f1.relation AS r1, f2.relation AS r2,
        collect({first: f1.id, second: f2.id, cross: v1 <> v2}) AS alternatives
   WITH g, a, b, r1, r2,

@@ -37,6 +37,7 @@ CALL (g) {
                WHERE w.id IN g.versions AND h.relation = fb.relation
                RETURN DISTINCT h.year } AS yb
   WHERE ya = 1 AND yb = 1
+  WITH g, a, b, link, links, fa, fb ORDER BY fa.id, fb.id, link.id, links  // a fixed choice
   WITH g, a, b, fa.relation AS r, collect({facts: [fa.id, fb.id] + links,
                                            link: link.id}) AS alternatives
   RETURN 'comparison' AS form, alternatives[0].facts AS facts, alternatives[0].link AS link

@@ -28,6 +28,7 @@ CALL (g) {
                  AND k.year = f2.year
                RETURN DISTINCT y } AS rivals
   WHERE years = 1 AND rivals = 0
+  WITH g, o, x, f1, f2, others ORDER BY f1.id, f2.id  // a fixed choice among alternatives
   WITH g, o, x, f1.relation AS r1, f2.relation AS r2, others,
        collect([f1.id, f2.id]) AS alternatives
   RETURN 'intersection' AS form, alternatives[0] AS facts, o.id AS link, others,

@@ -57,6 +57,7 @@ CALL (g) {
                   AND (NOT EXISTS { (f2)-[:OBJECT]->() }
                        OR EXISTS { (f2)-[:OBJECT]->(:NamedEntity)<-[:OBJECT]-(h) })
                 RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
+  WITH g, s, work, f1, f2, links ORDER BY f1.id, f2.id, links  // a fixed choice
   WITH g, s, work, f1.relation AS r1, f2.relation AS r2, f1.phrase AS p1, f2.phrase AS p2,
        collect([f1.id, f2.id] + links) AS alternatives
   RETURN 'temporal' AS form, alternatives[0] AS facts, work.id AS link

@@ -61,7 +61,7 @@ def test_leaktest_end_to_end_with_a_fine_tuned_model(corpus: Store,  # noqa: F81
     spec = "finetune:smollm2@max_steps=2,batch=4,threads=1,tokens=8"
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", spec, "--leaked-agent", spec, "--rounds", "3",
-        "--dataset", "example", "--concurrency", "1", "--json"], env=env)
+        "--generator", "rule", "--dataset", "example", "--concurrency", "1", "--json"], env=env)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     d = out["dynamic"]

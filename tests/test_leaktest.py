@@ -16,14 +16,21 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.cli.main import main
 from dwqa_graph.errors import InputError
 from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.evaluation.datasets import import_static
+from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.leakage.leaktest import leaktest, list_leaktests
 from dwqa_graph.rounds.generate import RuleGenerator
 from dwqa_graph.rounds.sampling import SampleConfig
+from dwqa_graph.web.fetch import FetchOptions, fetch
+from dwqa_graph.web.localweb import serve
+from tests.paths import EXAMPLES
 
 from .conftest import HOTPOT
 from .test_rounds import corpus  # noqa: F401  (fixture: example corpus + HotpotQA, claims)
@@ -37,7 +44,7 @@ def test_static_leak_is_significant_and_fresh_rounds_are_not(corpus: Store,  # n
     leak_file = tmp_path / "leak.jsonl"
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", "baseline", "--leaked-agent", "memorize:baseline",
-        "--rounds", "5", "--epsilon", "0.02", "--static", "hotpot",
+        "--generator", "rule", "--rounds", "5", "--epsilon", "0.02", "--static", "hotpot",
         "--export-leak", str(leak_file), "--json"], env=env)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -197,12 +204,14 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
                          (["--reuse", "fresh,reuse"], "takes one setting"),
                          (["--reuse-settings", "all", "--static", "x"], "drop --static")):
         result = CliRunner().invoke(main, ["leaktest", "--agent", "baseline", "--leaked-agent",
-                                           "knowledge:baseline", "--rounds", "3", *bad],
+                                           "knowledge:baseline", "--generator", "rule",
+                                           "--rounds", "3", *bad],
                                     env=env)
         assert result.exit_code != 0 and message in result.output
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", "baseline", "--leaked-agent", "knowledge:baseline",
-        "--rounds", "3", "--reuse-settings", "fresh,reuse", "--json"], env=env)
+        "--generator", "rule", "--rounds", "3", "--reuse-settings", "fresh,reuse", "--json"],
+        env=env)
     assert result.exit_code == 0, result.output
     curve = json.loads(result.stdout)
     assert [p["setting"] for p in curve["points"]] == ["fresh", "reuse"]
@@ -286,3 +295,37 @@ def test_fresh_rounds_running_out_is_said_before_any_evaluation(
                    generator=RuleGenerator(), cfg=cfg.model_copy(update={"reuse": "avoid"}),
                    dataset="example")
     assert len(out.dynamic["gaps"]) == 2
+
+
+def test_fact_path_rounds_hold_the_protocols_claims(store: Store, nlp: CoreNLP,
+                                                    env: dict[str, str],
+                                                    tmp_path: Path) -> None:
+    """The demo's Leak&Test on the example's film pages, through the CLI's defaults (the
+    fact-path generator, fresh rounds): a leaked model gains nothing on fresh rounds, and
+    the positive control (round t+1 asks round t's facts again) shows a significant gain."""
+    with serve(EXAMPLES / "web") as web:
+        log = tmp_path / "films.jsonl"
+        log.write_text((EXAMPLES / "logs" / "film_runs.jsonl").read_text()
+                       .replace("http://127.0.0.1:8765", web.url))
+        ingest(store, [log], dataset="films")
+        fetch(store, FetchOptions(allow_private=True))
+    extract_claims(store, extractor="rule")
+    extract_facts(store, nlp=nlp)
+
+    def run(leaked: str, reuse: str) -> dict:
+        result = CliRunner().invoke(main, [
+            "leaktest", "--agent", "baseline", "--leaked-agent", leaked, "--rounds", "5",
+            "--dataset", "films", "--reuse", reuse, "--json"], env=env)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["dynamic"]
+
+    for leaked in ("memorize:baseline", "knowledge:baseline"):
+        fresh = run(leaked, "fresh")
+        assert len(fresh["gaps"]) == 4 and fresh["reject"] is False, fresh
+    control = run("knowledge:baseline", "reuse")
+    assert control["reject"] is True and control["p_value"] < 0.05, control
+    assert min(control["gaps"]) > 0
+    # every round came from the fact-path generator and none was empty
+    rounds = store.read("MATCH (r:Round) RETURN r.generator AS g, "
+                        "COUNT { (r)-[:CONTAINS]->() } AS items")
+    assert len(rounds) == 15 and all(r["g"] == "paths" and r["items"] >= 5 for r in rounds)

@@ -200,7 +200,7 @@ def test_process_pool_reads_pages_like_one_process() -> None:
     script = (f"import dwqa_graph.web.localweb as lw\nassert lw._can_fork()\n"
               f"pool = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=2)\n"
               f"one = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=1)\n"
-              "assert pool.pages == one.pages and len(one.pages) == 33\n")
+              "assert pool.pages == one.pages and len(one.pages) == 49\n")
     done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
@@ -220,7 +220,7 @@ def test_serve_forever_prints_its_url_and_stops_on_ctrl_c() -> None:
     with subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline()
-        m = re.fullmatch(r"serving 33 pages from (\S+) at (http://127\.0\.0\.1:\d+) "
+        m = re.fullmatch(r"serving 49 pages from (\S+) at (http://127\.0\.0\.1:\d+) "
                          r"\(search: \2/search\?q=\.\.\.&format=json\)\n", line)
         assert m, line
         with httpx.Client(timeout=10) as client:

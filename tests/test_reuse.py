@@ -183,7 +183,8 @@ def test_round_new_cli_reuse_option(store: Store, env: dict[str, str]) -> None:
     dicaprio(store)
 
     def new(*args: str) -> dict:
-        result = CliRunner().invoke(main, ["round", "new", "--seed", "1", *args, "--json"],
+        result = CliRunner().invoke(main, ["round", "new", "--seed", "1", "--generator", "rule",
+                                           *args, "--json"],
                                     env=env)
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)

@@ -86,7 +86,8 @@ def test_ten_concurrent_round_new_processes(graph: Store, env: dict[str, str]) -
     # --reuse allow: under fresh rounds a run that starts after another run wrote round t-1
     # avoids its claims, so how many items a round gets would depend on the interleaving
     # (on a loaded machine a late run found none); numbering is what this test is about
-    procs = [_dwqa(env, "round", "new", "--seed", str(100 + i), "--reuse", "allow")
+    procs = [_dwqa(env, "round", "new", "--generator", "rule", "--seed", str(100 + i),
+                   "--reuse", "allow")
              for i in range(10)]
     reports = []
     for p in procs:
@@ -166,7 +167,8 @@ def test_regenerate_racing_freeze_processes(graph: Store, env: dict[str, str],
     byte-identical under every later command."""
     for t in (1, 2, 3):
         new_round(graph, seed=7, generator=RuleGenerator())
-        regen = _dwqa(env, "round", "new", "--round", str(t), "--seed", "999")
+        regen = _dwqa(env, "round", "new", "--generator", "rule", "--round", str(t),
+                      "--seed", "999")
         freeze = _dwqa(env, "round", "freeze", str(t))
         r_out, r_err = regen.communicate(timeout=600)
         f_out, f_err = freeze.communicate(timeout=600)
@@ -178,7 +180,8 @@ def test_regenerate_racing_freeze_processes(graph: Store, env: dict[str, str],
         seeds = {json.loads(line)["seed"] for line in export.splitlines()}
         info = graph.query("rounds/get", t=t)[0]
         assert seeds == {info["seed"]} and info["items"] == len(export.splitlines())
-        again = _dwqa(env, "round", "new", "--round", str(t), "--seed", "31337")
+        again = _dwqa(env, "round", "new", "--generator", "rule", "--round", str(t),
+                      "--seed", "31337")
         again.communicate(timeout=600)
         assert again.returncode != 0
         assert _export(graph, t, tmp_path / f"{t}b.jsonl") == export

@@ -20,8 +20,8 @@ from dwqa_graph.cli.evalopts import (
 )
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import UsageError
-from dwqa_graph.registry import AGENTS, SCORERS
-from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.registry import AGENTS, GENERATORS, SCORERS
+from dwqa_graph.rounds.generate import make_generator
 from dwqa_graph.rounds.sampling import SampleConfig
 
 
@@ -41,6 +41,8 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Seed of the first generated round; round j uses seed + j.")
 @click.option("--dataset", help="Only the seed graphs of this dataset.")
+@registry_option("--generator", "generator_name", default="paths", show_default=True,
+                 registry=GENERATORS, help="QA generator of the rounds (no model):")
 @click.option("--docs", type=int, default=3, show_default=True)
 @click.option("--hops", type=int, default=2, show_default=True)
 @click.option("--export-leak", "export", type=click.Path(path_type=Path),
@@ -61,7 +63,8 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @friendly_errors
 def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
                  epsilon: float, alpha: float, static_name: str | None, scorer: str,
-                 seed: int, dataset: str | None, docs: int, hops: int, export: Path | None,
+                 seed: int, dataset: str | None, generator_name: str, docs: int, hops: int,
+                 export: Path | None,
                  reuse: str, reuse_settings: str | None, concurrency: int,
                  as_json: bool) -> None:
     """Leak&Test: leak round t into M_leak, score both on fresh round t+1; test the mean
@@ -71,7 +74,7 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
 
     if reuse_settings is not None:
         _curve(settings, agent_spec, leaked_spec, n_rounds, epsilon, alpha, scorer, seed,
-               dataset, docs, hops, reuse_settings, concurrency, as_json,
+               dataset, generator_name, docs, hops, reuse_settings, concurrency, as_json,
                bad=[o for o, v in (("--static", static_name), ("--export-leak", export),
                                    ("--reuse", reuse != "fresh")) if v])
         return
@@ -84,10 +87,10 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
     with open_store(settings) as store, \
             opened_agent(agent_spec, store) as agent, \
             opened_agent(leaked_spec, store) as leaked:
-        report = leaktest(store, agent, leaked, rounds=n_rounds, generator=RuleGenerator(),
-                          cfg=cfg, seed=seed, dataset=dataset, epsilon=epsilon,
-                          alpha=alpha, scorer=scorer, static=static_name,
-                          concurrency=concurrency, export=export,
+        report = leaktest(store, agent, leaked, rounds=n_rounds,
+                          generator=make_generator(generator_name), cfg=cfg, seed=seed,
+                          dataset=dataset, epsilon=epsilon, alpha=alpha, scorer=scorer,
+                          static=static_name, concurrency=concurrency, export=export,
                           log=lambda s: click.echo(s, err=True))
 
     def human() -> None:
@@ -104,8 +107,8 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
 
 def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
            epsilon: float, alpha: float, scorer: str, seed: int, dataset: str | None,
-           docs: int, hops: int, reuse_settings: str, concurrency: int, as_json: bool,
-           bad: list[str]) -> None:
+           generator_name: str, docs: int, hops: int, reuse_settings: str, concurrency: int,
+           as_json: bool, bad: list[str]) -> None:
     from dwqa_graph.leakage.curve import curve_table, leak_curve, parse_settings
 
     if bad:
@@ -115,8 +118,8 @@ def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
             opened_agent(agent_spec, store) as agent, \
             opened_agent(leaked_spec, store) as leaked:
         curve = leak_curve(store, agent, leaked, settings=chosen, rounds=n_rounds,
-                           generator=RuleGenerator(), docs=docs, hops=hops, seed=seed,
-                           dataset=dataset, epsilon=epsilon, alpha=alpha, scorer=scorer,
+                           generator=make_generator(generator_name), docs=docs, hops=hops,
+                           seed=seed, dataset=dataset, epsilon=epsilon, alpha=alpha, scorer=scorer,
                            concurrency=concurrency, log=lambda s: click.echo(s, err=True))
 
     def fmt(x: object, spec: str = ".3f") -> str:

@@ -49,7 +49,7 @@ def _int_list(text: str | None) -> list[int] | None:
               help="Comma-separated subset of temporal,comparison,causal,conjunction.")
 @click.option("--min-buckets", type=int, default=2, show_default=True,
               help="Distinct documents a question must use.")
-@registry_option("--generator", "generator_name", default="rule", show_default=True,
+@registry_option("--generator", "generator_name", default="paths", show_default=True,
                  registry=GENERATORS, help="QA generator:")
 @llm_option
 @click.option("--judge-llm", "judge_spec", metavar="SPEC",

@@ -56,6 +56,8 @@ from dwqa_graph.leakage.stats import DEFAULT_ALPHA, mean_interval
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.collisions import aggregate, graph_stats
 from dwqa_graph.rounds.generate import Generator
+from dwqa_graph.rounds.path_generate import PathGenerator
+from dwqa_graph.rounds.paths import pool_sizes as path_pool_sizes
 from dwqa_graph.rounds.round import load_graphs, pool_sizes
 from dwqa_graph.rounds.sampling import SampleConfig
 
@@ -161,9 +163,16 @@ def claim_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
 
 
 def restricted_pools(store: Store, t: int, pool_docs: int | None,
-                     dataset: str | None = None) -> dict[str, int]:
+                     dataset: str | None = None, paths: bool = False) -> dict[str, int]:
     """K per seed graph on the documents a setting lets sampling draw from (the same
-    restriction as ``sampling.sample``: documents with claims, by id, the first N)."""
+    restriction as ``sampling.sample``: documents with claims, by id, the first N).
+    ``paths``: the fact-path pool of each graph's documents (the paths generator draws from
+    all of them; ``pool_docs`` does not restrict it)."""
+    if paths:
+        heads = store.query("paths/graphs", t=t, dataset=dataset, ids=None)
+        return path_pool_sizes(store, [{"query_id": h["query_id"],
+                                        "versions": [d["version_id"] for d in h["documents"]]}
+                                       for h in heads]) if heads else {}
     entries = []
     for g in load_graphs(store, t, dataset):
         docs = sorted((b for b in g.documents if b.claims), key=lambda b: b.document_id)
@@ -173,7 +182,8 @@ def restricted_pools(store: Store, t: int, pool_docs: int | None,
 
 
 def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
-               settings: Sequence[ReuseSetting], rounds: int, generator: Generator,
+               settings: Sequence[ReuseSetting], rounds: int,
+               generator: Generator | PathGenerator,
                docs: int = 3, hops: int = 2, seed: int = 1, dataset: str | None = None,
                epsilon: float = 0.02, alpha: float = DEFAULT_ALPHA, scorer: str = "em",
                delta: float = 0.05, concurrency: int = 4,
@@ -194,7 +204,8 @@ def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
         ts = [*d["leaked_rounds"], d["rounds"][-1]]
         pairs = claim_reuse(store, ts)
         items = sum(p["items"] for p in pairs)
-        ks = restricted_pools(store, ts[-1], s.pool_docs, dataset)
+        ks = restricted_pools(store, ts[-1], s.pool_docs, dataset,
+                              paths=getattr(generator, "draws_paths", False))
         graphs = {q: graph_stats([k] * rounds, {(u, v): k for u in range(rounds)
                                                 for v in range(u + 1, rounds)}, delta)
                   for q, k in ks.items() if k > 0}

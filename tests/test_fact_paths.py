@@ -246,6 +246,21 @@ def test_path_checks_catch_shortcuts() -> None:
                 evidence="Tony Scott died at the age of 68.")
     age = FactPath(form="temporal", facts=[born, died])
     assert "no_shortcut" in path_problems(g, age, render(age, random.Random(0)), {})
+    # ... also when the facts were read from other sentences: the page's lead holds both
+    # dates ("Tony Scott (21 June 1944 - 19 August 2012)"), or another sentence the number
+    # (surname only: "Scott died in 2012, aged 68")
+    born = born.model_copy(update={"evidence": "Scott was born in North Shields on 21 June 1944."})
+    died = died.model_copy(update={"evidence": "Scott died in San Pedro on 19 August 2012."})
+    age = FactPath(form="temporal", facts=[born, died])
+    r_age = render(age, random.Random(0))
+    own = "\n".join([born.evidence, died.evidence])
+    assert "no_shortcut" not in path_problems(g, age, r_age, {"v1": own})  # control
+    lead = "Anthony Scott (21 June 1944 \u2013 19 August 2012) was an English director."
+    assert "no_shortcut" in path_problems(g, age, r_age, {"v1": lead + "\n" + own})
+    stated = "He retired in 2010. Scott died in 2012, aged 68. He had two sons."
+    assert "no_shortcut" in path_problems(g, age, r_age, {"v1": own + "\n" + stated})
+    other = "Tom Hale died in 2012, aged 68."  # someone else's age: no shortcut
+    assert "no_shortcut" not in path_problems(g, age, r_age, {"v1": own + "\n" + other})
     # re-asking the seed: same answer, same subject
     who = fact("Titanic", "directed_by", "MISC", object="James Cameron", evidence="x")
     seedlike = r.model_copy(update={"answer": "James Cameron", "answer_type": "entity",

@@ -29,6 +29,7 @@ from dwqa_graph.report.models import (
     ScorePoint,
     StaticScore,
 )
+from dwqa_graph.rounds.path_generate import is_path_generator
 from dwqa_graph.rounds.round import collisions, export_rows, list_rounds
 
 EXAMPLES = 3  # example items shown, with their provenance
@@ -152,7 +153,7 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
     # Collisions count one candidate pool: fact paths or claim combinations. A graph that
     # holds rounds of both kinds (a user who tried both generators) reports those of the
     # newest round's kind.
-    kind = {r["t"]: r["generator"] == "paths" for r in round_rows}
+    kind = {r["t"]: is_path_generator(r["generator"]) for r in round_rows}
     newest = max(kind, default=None)
     rounds = [t for t in sorted(kind) if kind[t] == kind.get(newest)]
     coll: dict[str, Any] | None = (collisions(store, rounds, trials=collision_trials)

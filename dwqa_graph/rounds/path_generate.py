@@ -12,24 +12,38 @@ get wrong beyond them:
 - ``seed_question``: it re-asks the seed question (same answer, same subject).
 
 Answer uniqueness in the graph is the path queries' (``cypher/paths/``).
+
+With a model (``--generator paths --llm SPEC``) the model only words the question: it gets a
+path that passed every check under its template wording, the facts with their sentences and
+the computed answer (``prompts/path_wording.md``); its question must pass the same checks,
+name what the template names and hide what the template hides (a bridge's middle entity, the
+answer). A graph tries up to ``WORDING_TRIES`` such paths; the answer is never the model's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
+import re
 import statistics
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from dwqa_graph.evaluation.scoring import normalize_answer
+from dwqa_graph.facts.models import RELATIONS
 from dwqa_graph.graph.store import Store
+from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
 from dwqa_graph.rounds.generate import QACandidate, UsedClaim
 from dwqa_graph.rounds.paths import (
     FORMS,
     Path,
+    PathFact,
     PathGraph,
     draw,
     form_params,
@@ -54,16 +68,34 @@ class PathDraw:
         self.query_id, self.r, self.attempt, self.path = query_id, r, attempt, path
 
 
-class PathGenerator:
-    """Fact paths worded by relation templates (``rounds/render.py``); no model."""
+#: Paths a graph offers the model, in draw order, before it is reported without an item.
+WORDING_TRIES = 3
 
-    name = "paths"
+
+def is_path_generator(name: str | None) -> bool:
+    """Whether a round's stored generator name is the fact-path generator's (with or without
+    a model wording it): its rounds draw from path pools, not claim pools."""
+    return bool(name) and (name == "paths" or str(name).startswith("paths-llm:"))
+
+
+class PathGenerator:
+    """Fact paths worded by relation templates (``rounds/render.py``), or by ``llm``."""
+
     draws_paths = True
 
+    def __init__(self, llm: LLM | None = None) -> None:
+        self.llm = llm
+        self.prompt = load_prompt("path_wording") if llm is not None else None
+        self.name = "paths" if llm is None else f"paths-llm:{llm.id}"
+
     def theta(self) -> dict[str, Any]:
-        return {"generator": "paths", "version": PATH_GENERATOR_VERSION,
-                "templates": TEMPLATES_VERSION, "forms": list(FORMS),
-                "relations": form_params(), "choice_share": CHOICE_SHARE}
+        th: dict[str, Any] = {"generator": "paths", "version": PATH_GENERATOR_VERSION,
+                              "templates": TEMPLATES_VERSION, "forms": list(FORMS),
+                              "relations": form_params(), "choice_share": CHOICE_SHARE}
+        if self.llm is not None and self.prompt is not None:
+            th["wording"] = {"model": self.llm.identity, "prompt": self.prompt.hash,
+                             "tries": WORDING_TRIES}
+        return th
 
     def candidate(self, g: PathGraph, path: Path, rendered: Rendered) -> QACandidate:
         used = []
@@ -76,7 +108,8 @@ class PathGenerator:
         return QACandidate(
             question=rendered.question, answer=rendered.answer, pattern=rendered.pattern,
             hops=len(path.facts), used_claims=used, used_facts=[f.id for f in path.facts],
-            generator=f"paths-{PATH_GENERATOR_VERSION}",
+            generator=f"paths-{PATH_GENERATOR_VERSION}" + (
+                f"+llm:{self.llm.id}" if self.llm is not None else ""),
             detail={**rendered.detail, "answer_type": rendered.answer_type,
                     "two_option": rendered.two_option, "phrasing": rendered.phrasing,
                     "options": rendered.options, "documents": len(docs),
@@ -86,17 +119,123 @@ class PathGenerator:
 
 
 @GENERATORS.register("paths", summary="questions from fact paths (bridge, intersection, "
-                     "linked comparison, temporal); no model; needs `dwqa facts`")
-def path_generator(llm: object = None, min_buckets: int = 2) -> PathGenerator:
-    return PathGenerator()
+                     "linked comparison, temporal); needs `dwqa facts`; worded by "
+                     "templates, or by the model with --llm")
+def path_generator(llm: LLM | None = None, min_buckets: int = 2) -> PathGenerator:
+    return PathGenerator(llm)
+
+
+# -- wording by a model ------------------------------------------------------------------
+class _Wording(BaseModel):
+    question: str
+
+
+def _parse_wording(data: Any) -> _Wording:
+    w = _Wording.model_validate(data)
+    q = " ".join(w.question.split())
+    if not q:
+        raise ValueError("empty question")
+    return _Wording(question=q)
+
+
+def _fact_line(f: PathFact) -> dict[str, Any]:
+    value = f.object or f.date or f.when or (f"{f.value:g} {f.unit or ''}".strip()
+                                             if f.value is not None else None)
+    return {"subject": f.subject, "relation": f.relation,
+            "meaning": RELATIONS.get(f.relation, f.relation), "value": value,
+            "sentence": f.evidence}
+
+
+def hidden_names(path: Path, r: Rendered) -> list[str]:
+    """The names the template's question leaves out (a bridge's middle entity, an
+    intersection's answer), the years of the path's dates it leaves out (a difference's two
+    years: naming one does a hop for the reader) and the answer: the model's question may
+    not name them."""
+    names = {f.subject for f in path.facts} | {f.object for f in path.facts if f.object}
+    out = [n for n in sorted(names) if not _has(r.question, n)
+           and not any(_has(n, a) or _has(a, n) for a in r.anchors)]
+    out += sorted({str(y) for f in path.facts if (y := f.the_year) is not None
+                   and not _has(r.question, str(y)) and not _has(r.answer, str(y))})
+    if r.answer_type in ("entity", "date") and r.answer not in out:
+        out.append(r.answer)
+    return out
+
+
+def wording_prompt(gen: PathGenerator, path: Path, r: Rendered) -> str:
+    assert gen.prompt is not None
+    return gen.prompt.render(
+        form=path.form, answer=r.answer, answer_type=r.answer_type,
+        facts="\n".join(json.dumps(_fact_line(f), ensure_ascii=False) for f in path.facts),
+        reference=r.question, must_name=", ".join(r.anchors) or "(nothing in particular)",
+        must_not_name=", ".join(hidden_names(path, r)) or "(nothing in particular)")
+
+
+def wording_problems(path: Path, r: Rendered, worded: str) -> list[str]:
+    """What the model's question gets wrong beyond the checks every item passes."""
+    problems = []
+    if not all(_has(worded, a) for a in r.anchors):
+        problems.append("llm_unnamed")
+    if any(_has(worded, n) for n in hidden_names(path, r)):
+        problems.append("llm_reveals")
+    if not worded.endswith("?"):
+        problems.append("llm_not_a_question")
+    return problems
+
+
+async def _word(gen: PathGenerator, g: PathGraph,
+                tries: list[tuple[PathDraw, Rendered]], texts: dict[str, str],
+                ) -> tuple[tuple[PathDraw, QACandidate] | None, list[str]]:
+    """The first of ``tries`` whose model wording passes every check."""
+    assert gen.llm is not None
+    reasons: list[str] = []
+    for d, r in tries:
+        try:
+            w = await gen.llm.astructured(wording_prompt(gen, d.path, r), _parse_wording)
+        except LLMFailure as exc:
+            reasons.append(f"llm_{exc.reason}")
+            continue
+        worded = r.model_copy(update={"question": w.question, "phrasing": "llm"})
+        problems = wording_problems(d.path, r, w.question) + path_problems(
+            g, d.path, worded, texts)
+        if problems:
+            reasons += problems
+            continue
+        qa = gen.candidate(g, d.path, worded)
+        qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut",
+                     "names_and_hides"]
+        qa.detail["template_question"] = r.question
+        return (d, qa), reasons
+    return None, reasons
 
 
 # -- checks ------------------------------------------------------------------------------
 def _has(text: str, name: str) -> bool:
     """``name`` occurs in ``text`` as whole words (a possessive counts: "Titanic's")."""
-    n = normalize_answer(name)
-    plain = text.replace("'s ", " ").replace("\u2019s ", " ")
-    return bool(n) and f" {n} " in f" {normalize_answer(plain)} "
+    def plain(x: str) -> str:
+        return x.replace("'s ", " ").replace("\u2019s ", " ")
+
+    n = normalize_answer(plain(name))  # "The Ferryman's Daughter" in its own name too
+    text = plain(text)
+    return bool(n) and f" {n} " in f" {normalize_answer(text)} "
+
+
+def _page_sentences(path: Path, texts: dict[str, str]) -> list[str]:
+    """The sentences of the pages the path's facts were read from. A plain split at
+    sentence-final punctuation: it screens for a span that answers alone, it reads nothing
+    (a sentence cut too short only misses a shortcut the facts' own spans still catch)."""
+    out: list[str] = []
+    for v in dict.fromkeys(f.version_id for f in path.facts):
+        for line in texts.get(v, "").splitlines():
+            out += [x for x in _SENTENCE_END.split(line) if x.strip()]
+    return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+
+
+def _names_all(text: str, names: list[str]) -> bool:
+    """Every name is in ``text``, in full or by its last word ("Ostrem died ...")."""
+    return bool(names) and all(_has(text, n) or _has(text, n.split()[-1]) for n in names)
 
 
 def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) -> list[str]:
@@ -110,12 +249,17 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
     # the facts the question is computed from (not the link facts of a comparison)
     core = path.facts[:2]
     if r.answer_type == "number" or r.two_option:
-        years = [str(y) for y in r.detail.get("years", [])]
-        if years and any(all(y in f.evidence for y in years) for f in path.facts):
+        # One sentence of the pages that names what the question names and holds both years
+        # (a lifespan "X (22 August 1934 - 7 May 2015)"; "A (1962) and B (1975)") or states
+        # the computed number ("died in 2004, aged 73") answers it alone, whichever sentences
+        # the path's facts were read from.
+        naming = [x for x in _page_sentences(path, texts) if _names_all(x, r.anchors)]
+        years = [str(y) for y in r.detail.get("years", [])] or \
+            [d[:4] for d in r.detail.get("dates", [])]  # an age: its two days
+        if years and any(all(y in x for y in years) for x in [*spans, *naming]):
             problems.append("no_shortcut")
-        # a span that states the computed number ("died at the age of 55")
         number = r.answer.split()[0]
-        if r.answer_type == "number" and any(_has(f.evidence, number) for f in path.facts):
+        if r.answer_type == "number" and any(_has(x, number) for x in [*spans, *naming]):
             problems.append("no_shortcut")
     else:
         answer_text = r.answer if r.answer_type == "entity" else r.answer[-4:]
@@ -211,6 +355,8 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     taken: set[str] = set()  # paths asked by an earlier graph of this round
     # page texts for the not-verbatim check, read once per round: graphs share pages
     texts: dict[str, str] = {}
+    # with a model: the paths each graph offers it, checked under their template wording
+    offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
     for g in graphs:
         r = graph_seed(round_seed, g.query_id)
         reasons: list[str] = []
@@ -235,15 +381,40 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                 reasons += problems
                 rejected.update(problems)
                 continue
+            taken.add(path.key)
+            if gen.llm is not None:
+                offers.setdefault(g.query_id, []).append(
+                    (PathDraw(g.query_id, r, attempt, path), rendered))
+                if len(offers[g.query_id]) < WORDING_TRIES:
+                    continue
+                break
             qa = gen.candidate(g, path, rendered)
             qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
             done.append((PathDraw(g.query_id, r, attempt, path), qa))
-            taken.add(path.key)
             break
         else:
-            reasons.append("attempts_exhausted")
-        if not done or done[-1][0].query_id != g.query_id:
+            if g.query_id not in offers:
+                reasons.append("attempts_exhausted")
+        has_one = g.query_id in offers if gen.llm is not None else bool(
+            done and done[-1][0].query_id == g.query_id)
+        if not has_one:
             failed[g.query_id] = reasons
+    if gen.llm is not None:
+        by_id = {g.query_id: g for g in graphs}
+
+        async def word_all() -> list[tuple[tuple[PathDraw, QACandidate] | None, list[str]]]:
+            return await asyncio.gather(*(_word(gen, by_id[q], tries, texts)
+                                          for q, tries in offers.items()))
+
+        for q, (got, reasons) in zip(offers, asyncio.run(word_all()), strict=True):
+            rejected.update(reasons)
+            if got is None:
+                failed[q] = reasons
+            else:
+                done.append(got)
+        # a round lists its items in graph order, whatever order the model answered in
+        order = {g.query_id: i for i, g in enumerate(graphs)}
+        done.sort(key=lambda d: order[d[0].query_id])
     stats = {"attempts": attempts, "rejected": dict(sorted(rejected.items())),
              "pool": [len(g.paths) for g in graphs]}
     return graphs, done, failed, stats

@@ -33,7 +33,13 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.checks import CHECKS, CheckInput, failures, run_checks
 from dwqa_graph.rounds.entities import link_entities
 from dwqa_graph.rounds.generate import GenerationFailed, Generator, QACandidate, theta_hash
-from dwqa_graph.rounds.path_generate import PathDraw, PathGenerator, path_round, set_quality
+from dwqa_graph.rounds.path_generate import (
+    PathDraw,
+    PathGenerator,
+    is_path_generator,
+    path_round,
+    set_quality,
+)
 from dwqa_graph.rounds.paths import pool_sizes as path_pool_sizes
 from dwqa_graph.rounds.sampling import (
     Sample,
@@ -512,6 +518,8 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
     # each candidate without evidence; a round without a model records it as not run.
     gen_llm = getattr(generator, "llm", None)
     probe = judge_llm or (gen_llm if isinstance(gen_llm, LLM) else None)
+    if isinstance(generator, PathGenerator):
+        probe = None  # a path item's answer is computed from its facts; no closed-book probe
     theta = {**generator.theta(), "sampling": cfg.model_dump(mode="json"),
              "judge": judge_llm.identity if judge_llm else None}
     if probe is not None:  # only then: θ of rounds without a model stays as it was
@@ -652,7 +660,7 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
         raise UsageError("collision statistics need at least two rounds")
     # K is the pool the rounds drew from: fact paths for the paths generator, claim
     # combinations for the others; rounds of both kinds have no common pool
-    kinds = {r["generator"] == "paths" for r in listed if r["t"] in rounds}
+    kinds = {is_path_generator(r["generator"]) for r in listed if r["t"] in rounds}
     if len(kinds) > 1:
         raise UsageError("these rounds mix the paths generator with claim generators: their "
                          "candidate pools differ; pass --rounds for rounds of one kind")

@@ -378,3 +378,19 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
     with pytest.raises(Unworded):
         render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),
                random.Random(0))
+
+
+def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: CoreNLP,
+                                                        tmp_path: Path,
+                                                        env: dict[str, str]) -> None:
+    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PAGES["Titanic (1997 film)"]})
+    result = CliRunner().invoke(main, ["round", "new", "--seed", "1"], env=env)
+    assert result.exit_code == 1 and "dwqa facts" in result.output, result.output
+    assert "Traceback" not in result.output
+    assert store.read("MATCH (r:Round) RETURN count(r) AS n") == [{"n": 0}]  # no number taken
+    # the claim generator does not need facts; after `dwqa facts` the default works
+    assert CliRunner().invoke(main, ["round", "new", "--seed", "1", "--generator", "rule"],
+                              env=env).exit_code == 0
+    extract_facts(store, nlp=nlp)
+    ok = CliRunner().invoke(main, ["round", "new", "--seed", "2"], env=env)
+    assert ok.exit_code == 0, ok.output

@@ -23,6 +23,7 @@ answer). A graph tries up to ``WORDING_TRIES`` such paths; the answer is never t
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import re
@@ -225,12 +226,18 @@ def _page_sentences(path: Path, texts: dict[str, str]) -> list[str]:
     (a sentence cut too short only misses a shortcut the facts' own spans still catch)."""
     out: list[str] = []
     for v in dict.fromkeys(f.version_id for f in path.facts):
-        for line in texts.get(v, "").splitlines():
-            out += [x for x in _SENTENCE_END.split(line) if x.strip()]
+        out += _sentences(texts.get(v, ""))
     return out
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+@functools.lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(x for line in text.splitlines() for x in _SENTENCE_END.split(line)
+                 if x.strip())
+
+
+# also where extraction glued two sentences ("a possible transfer.Manchester United ...")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[a-z)][.!?])(?=[A-Z])")
 
 
 def _names_all(text: str, names: list[str]) -> bool:
@@ -249,18 +256,31 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
     # the facts the question is computed from (not the link facts of a comparison)
     core = path.facts[:2]
     if r.answer_type == "number" or r.two_option:
-        # One sentence of the pages that names what the question names and holds both years
-        # (a lifespan "X (22 August 1934 - 7 May 2015)"; "A (1962) and B (1975)") or states
-        # the computed number ("died in 2004, aged 73") answers it alone, whichever sentences
-        # the path's facts were read from.
-        naming = [x for x in _page_sentences(path, texts) if _names_all(x, r.anchors)]
         years = [str(y) for y in r.detail.get("years", [])] or \
             [d[:4] for d in r.detail.get("dates", [])]  # an age: its two days
-        if years and any(all(y in x for y in years) for x in [*spans, *naming]):
+        if years and any(all(y in x for y in years) for x in spans):
             problems.append("no_shortcut")
+        # a span that states the computed number ("died at the age of 55")
         number = r.answer.split()[0]
-        if r.answer_type == "number" and any(_has(x, number) for x in [*spans, *naming]):
+        if r.answer_type == "number" and any(_has(x, number) for x in spans):
             problems.append("no_shortcut")
+        # Beyond the path's own sentences, two things a page states in one sentence: a
+        # lifespan or a stated age ("X (22 August 1934 - 7 May 2015)", "died in 2004, aged
+        # 73"), and two named things with both years ("A (1962) and B (1975)"). Not one
+        # subject with two years: a career summary ("reelected in 1978, 1984, ... 2008")
+        # names the years, not the two events a difference asks about.
+        age = "age" in r.detail
+        if age or len(r.anchors) >= 2:
+            # (a plain substring test first: normalising every sentence of a full page
+            # for every draw would be most of a round's time)
+            words = [a.split()[-1] for a in r.anchors if a.split()]
+            naming = [x for x in _page_sentences(path, texts)
+                      if all(w in x for w in words) and _names_all(x, r.anchors)]
+            stated = re.compile(rf"\b(?:aged|age of|at age)\s+{re.escape(number)}\b|"
+                                rf"\b{re.escape(number)}(?:\s+years?\s+old|-year-old)\b")
+            if any(all(y in x for y in years) for x in naming) or (
+                    age and any(stated.search(x) for x in naming)):
+                problems.append("no_shortcut")
     else:
         answer_text = r.answer if r.answer_type == "entity" else r.answer[-4:]
         for f in core:

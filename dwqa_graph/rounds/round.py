@@ -26,7 +26,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from dwqa_graph.errors import ConflictError, NotFoundError, RoundFrozenError, UsageError
+from dwqa_graph.errors import (
+    ConflictError,
+    InputError,
+    NotFoundError,
+    RoundFrozenError,
+    UsageError,
+)
 from dwqa_graph.graph.store import Guard, Store, WritePlan
 from dwqa_graph.llm import LLM, LLMStats
 from dwqa_graph.models import stable_id
@@ -495,6 +501,13 @@ def new_round(store: Store, *, seed: int, generator: Generator | PathGenerator,
     transaction that re-checks, under the round's lock, that it is unfrozen and still ours."""
     started = time.perf_counter()
     cfg = cfg or SampleConfig()
+    if isinstance(generator, PathGenerator):
+        [scope] = store.query("paths/facts_read", dataset=dataset)
+        if scope["graphs"] and not scope["read"]:
+            raise InputError(
+                "no typed facts in these seed graphs yet: the fact-path generator (the "
+                "default) draws from them. Run `dwqa facts` first, or use a claim generator "
+                "(--generator rule).")
     claim = secrets.token_hex(8)
     t = claim_round(store, t, claim)
     try:

@@ -26,7 +26,8 @@ AnswerType = Literal["entity", "date", "number", "choice"]
 #: Share of comparisons asked as "which first, A or B?" (two options: a coin flip scores
 #: 50%, QUALITY.md caps a set's two-option items at 20%); the rest ask the difference.
 CHOICE_SHARE = 0.15
-TEMPLATES_VERSION = "1"
+#: Part of θ: bump when a phrasing changes (2: a writer's work "came out", not "was published").
+TEMPLATES_VERSION = "2"
 
 
 class Unworded(Exception):
@@ -311,9 +312,11 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
         "m1": "How many years separate the birth year of the director of {W} and the year "
               "{W} was released?",
         "m2": "{W} came out how many years after its director's birth year?"},
+    # "came out": a written work may be a book (published) or a film (released)
     ("written_by", "released"): {
         "m1": "How many years separate the birth year of the writer of {W} and the year {W} "
-              "was published?"},
+              "came out?",
+        "m2": "{W} came out how many years after its writer's birth year?"},
     ("created_by", "released"): {
         "m1": "How many years separate the birth year of the creator of {W} and the year "
               "{W} was released?"},

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from dwqa_graph.cli.main import main
 from dwqa_graph.errors import UsageError
+from dwqa_graph.facts.resolve import qualified_name
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
@@ -203,6 +204,25 @@ def test_bridge_wording_and_answer() -> None:
     film_born = BORN.model_copy(update={"subject_type": "MISC"})
     with pytest.raises(Unworded):
         render(FactPath(form="bridge", facts=[TITANIC, film_born]), random.Random(0))
+
+
+def test_a_title_qualifier_names_the_entity_unless_it_gives_a_year_away() -> None:
+    calf = ["The Golden Calf (1930 film) - Wikipedia"]
+    assert qualified_name("The Golden Calf", calf) == "The Golden Calf (1930 film)"
+    # no qualifier, another page's title, or two different qualifiers: the bare name
+    assert qualified_name("James Cameron", ["James Cameron"]) == "James Cameron"
+    assert qualified_name("The Golden Calf", ["Golden Calf Award (film)"]) == "The Golden Calf"
+    assert qualified_name("Up", ["Up (2009 film)", "Up (album)"]) == "Up"
+    film = TITANIC.model_copy(update={"subject": "The Golden Calf", "subject_titles": calf})
+    for seed in range(10):  # the director's birth year: the film's year gives nothing away
+        q = render(FactPath(form="bridge", facts=[film, BORN]), random.Random(seed)).question
+        assert "The Golden Calf (1930 film)" in q
+    # a path about the film's own release year names it bare
+    released = fact("The Golden Calf", "released", "MISC", year=1930, subject_titles=calf)
+    maker = BORN.model_copy(update={"year": 1890, "date": "1890"})
+    q = render(FactPath(form="temporal", facts=[maker, released, film]),
+               random.Random(0)).question
+    assert "The Golden Calf" in q and "1930" not in q
 
 
 def test_comparison_is_mostly_a_difference() -> None:

@@ -76,6 +76,20 @@ def page_subject(title: str | None) -> str | None:
     return t
 
 
+def qualified_name(name: str, titles: list[str]) -> str:
+    """The name with the qualifier its page's title gives it, for a question to name it by:
+    "The Golden Calf" on the page "The Golden Calf (1930 film)" is "The Golden Calf (1930
+    film)" (several films have the bare title). The bare name when no title, or more than
+    one, qualifies it."""
+    found = set()
+    for title in titles:
+        t = _WIKI_SUFFIX.sub("", title.strip())
+        m = _DISAMBIGUATION.search(t)
+        if m and norm_name(t[:m.start()]) == norm_name(name):
+            found.add(m.group(0).strip())
+    return f"{name} {found.pop()}" if len(found) == 1 else name
+
+
 def entity_ref(name: str, type_: EntityType, generic: bool = False) -> EntityRef:
     return EntityRef(id=stable_id("named-entity", type_, norm_name(name)), name=name,
                      type=type_, generic=generic)

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from dwqa_graph.facts.resolve import qualified_name
 from dwqa_graph.graph.store import Store
 
 Form = Literal["bridge", "intersection", "comparison", "temporal"]
@@ -85,6 +86,17 @@ class PathFact(BaseModel):
     end: int
     version_id: str
     claim_id: str | None = None
+    subject_titles: list[str] = Field(default_factory=list)
+    object_titles: list[str] = Field(default_factory=list)
+
+    @property
+    def subject_named(self) -> str:
+        """The subject as a question names it: with its page title's qualifier."""
+        return qualified_name(self.subject, self.subject_titles)
+
+    @property
+    def object_named(self) -> str | None:
+        return None if self.object is None else qualified_name(self.object, self.object_titles)
 
     @property
     def the_year(self) -> int | None:

@@ -26,8 +26,9 @@ AnswerType = Literal["entity", "date", "number", "choice"]
 #: Share of comparisons asked as "which first, A or B?" (two options: a coin flip scores
 #: 50%, QUALITY.md caps a set's two-option items at 20%); the rest ask the difference.
 CHOICE_SHARE = 0.15
-#: Part of θ: bump when a phrasing changes (2: a writer's work "came out", not "was published").
-TEMPLATES_VERSION = "2"
+#: Part of θ: bump when a phrasing changes (2: a writer's work "came out", not "was published";
+#: 3: an entity is named with its page title's qualifier, "The Golden Calf (1930 film)").
+TEMPLATES_VERSION = "3"
 
 
 class Unworded(Exception):
@@ -132,7 +133,7 @@ def _bridge(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("entity_types")
     k1, np = _pick(rng, nps)
     k2, frame = _pick(rng, qs)
-    np = np.format(A=f1.subject)
+    np = np.format(A=f1.subject_named)
     question = frame.format(Q=np)
     question = question[0].upper() + question[1:]
     if kind == "year":
@@ -174,7 +175,7 @@ def _intersection(p: Path, rng: random.Random) -> Rendered:
     if not _type_ok(x_type, f1.subject_type) or f1.object is None:
         raise Unworded("entity_types")
     key, frame = _pick(rng, qs)
-    question = frame.format(O=f1.object, Y=f2.the_year)
+    question = frame.format(O=f1.object_named, Y=f2.the_year)
     return Rendered(question=question, answer=f1.subject, answer_type="entity",
                     pattern="intersection",
                     phrasing=f"intersection/{f1.relation}+{f2.relation}.{key}",
@@ -234,21 +235,22 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
     else:
         if link.object is None:
             raise Unworded("no_object")
-        link_text = _LINK[link.relation].format(L=link.object)
+        link_text = _LINK[link.relation].format(L=link.object_named)
         link_bare = link_text
     ya, yb = fa.the_year, fb.the_year
     if ya is None or yb is None or ya == yb:
         raise Unworded("same_year")
     names = [fa.subject, fb.subject]
+    named = [fa.subject_named, fb.subject_named]
     if rng.random() < CHOICE_SHARE:
-        question = first.format(A=names[0], B=names[1], link=link_text)
+        question = first.format(A=named[0], B=named[1], link=link_text)
         answer = names[0] if ya < yb else names[1]
         return Rendered(question=question, answer=answer, answer_type="choice",
                         pattern="comparison", phrasing=f"comparison/{fa.relation}.first",
                         two_option=True, options=names, anchors=names,
                         detail={"years": [ya, yb], "link": link.relation})
     key, frame = _pick(rng, diffs)
-    question = frame.format(A=names[0], B=names[1], link=link_text, link_bare=link_bare)
+    question = frame.format(A=named[0], B=named[1], link=link_text, link_bare=link_bare)
     return Rendered(question=question, answer=_years(abs(ya - yb)), answer_type="number",
                     pattern="comparison", phrasing=f"comparison/{fa.relation}.{key}",
                     anchors=names, detail={"years": [ya, yb], "link": link.relation})
@@ -339,7 +341,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         if y2 <= y1:
             raise Unworded("order")
         key, frame = _pick(rng, frames)
-        question = frame.format(W=f2.subject, P=f1.subject)
+        question = frame.format(W=f2.subject_named, P=f1.subject_named)
         anchors = [f2.subject] + ([f1.subject] if "{P}" in frame else [])
         return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",
                         pattern="temporal",
@@ -352,7 +354,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))
         key, frame = _pick(rng, {"a1": "How old was {S} at the time of death?",
                                  "a2": "At what age did {S} die?"})
-        question = frame.format(S=f1.subject)
+        question = frame.format(S=f1.subject_named)
         return Rendered(question=question, answer=str(age), answer_type="number",
                         pattern="temporal", phrasing=f"temporal/born+died.{key}",
                         anchors=[f1.subject],
@@ -369,7 +371,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("no_object")
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
-    slots = {"S": f1.subject, "O": f2.object or "", "P1": f1.phrase or "",
+    slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": f1.phrase or "",
              "P2": f2.phrase or "", "s": short_name(f1.subject, f1.subject_type)}
     b, d = _day(f1), _day(f2)
     if age_frame is not None and b is not None and d is not None:
@@ -391,9 +393,25 @@ _RENDER = {"bridge": _bridge, "intersection": _intersection, "comparison": _comp
            "temporal": _temporal}
 
 
+def _titles_not_revealing(path: Path) -> Path:
+    """The path with the page titles whose qualifier states one of its years dropped: "the
+    director of Titanic (1997 film)" would give away the release year a question computes
+    with; such an entity is named bare."""
+    years = {str(y) for f in path.facts if (y := f.the_year) is not None}
+
+    def keep(titles: list[str]) -> list[str]:
+        return [t for t in titles if not any(y in t[t.rfind("("):] for y in years)]
+
+    return path.model_copy(update={"facts": [
+        f.model_copy(update={"subject_titles": keep(f.subject_titles),
+                             "object_titles": keep(f.object_titles)}) for f in path.facts]})
+
+
 def render(path: Path, rng: random.Random) -> Rendered:
-    """The question a path asks, worded with ``rng``'s choices."""
-    return _RENDER[path.form](path, rng)
+    """The question a path asks, worded with ``rng``'s choices. Entities are named with
+    their page title's qualifier ("The Golden Calf (1930 film)") unless it states a year
+    the question is about."""
+    return _RENDER[path.form](_titles_not_revealing(path), rng)
 
 
 def covered() -> dict[str, set[Any]]:

@@ -170,6 +170,17 @@ def test_an_event_is_worded_by_its_own_predicate(nlp: CoreNLP) -> None:
     assert phrases("Paris Hilton", "Paris Hilton released her self-titled debut album, Paris, "
                    "on August 22, 2006.") == {2006: None}  # "her" is lost by the parser
     assert phrases("Anna Berg", "In 2011, Anna Berg sold it to Olof Lund.") == {2011: None}
+    # rules 14, from the blind review of rules-13 items: what was said is the event ("that
+    # ..."), and a common noun whose name is an aside names nothing; a name's own
+    # punctuation stays
+    assert phrases("Sigmund Freud", "In 1897, Freud suggested to Fliess that neuroses were "
+                   "caused by repressed memories.") == {1897: None}
+    assert "crime drama" not in str(phrases(
+        "Blake Lively", "In 2010, Lively appeared as Gabrielle DiMarco in the crime drama, "
+                        "The Town, directed by Ben Affleck."))
+    assert phrases("Willie Nelson", "In 2001, Nelson participated in the benefit telethon "
+                   "America: A Tribute to Heroes.") == {
+        2001: "participated in the benefit telethon America: A Tribute to Heroes"}
 
 
 @pytest.mark.parametrize("sentence", [
@@ -331,6 +342,30 @@ def test_resolution(nlp: CoreNLP) -> None:
     director = next(f.object for f in a if f.relation == "directed_by")
     assert director is not None and director.id == b[0].subject.id
     assert director.type == "PERSON" and a[0].subject.type != "PERSON"
+
+
+def test_a_piece_of_a_name_names_nothing(nlp: CoreNLP) -> None:
+    """Rules 14, from the blind labelling of rules 13: a tagger's cut of a longer name, or
+    one word of the page's own name, is no subject; the page's acronym is the page."""
+    def subjects(title: str | None, text: str) -> set[str]:
+        return {f.subject.name for f in facts_of(nlp, title, text)}
+    # "the Soviet Union" tagged as "Soviet" + "Union"; "Warwick Mall" as two places
+    assert "Union" not in subjects("Animals in space", "On 19 August 1960 the Soviet Union "
+                                   "launched Sputnik 5 with two dogs aboard.")
+    mall = subjects("Rhode Island Mall", "In 1970, Warwick Mall was opened just north of "
+                                         "the Midland Mall.")
+    assert "Mall" not in mall
+    # control: the whole name, where it is the page's, is read
+    assert "Warwick Mall" in subjects("Warwick Mall", "Warwick Mall was opened in 1970.")
+    # "Madrid" on Real Madrid's page is the club or the city: nobody; on another page it is
+    # a name like any other
+    signed = "On 26 June 2009, Madrid signed Cristiano Ronaldo for a record fee."
+    assert "Madrid" not in subjects("Real Madrid CF", signed)
+    assert "Madrid" in subjects("Transfer records in football", signed)
+    # an acronym of the page's name is the page; another acronym is itself
+    assert subjects("Union Bank of India", "As of 31 March 2018, UBI has 4301 branches.") \
+        == {"Union Bank of India"}
+    assert "UBI" in subjects("Bank of Baroda", "As of 31 March 2018, UBI has 4301 branches.")
 
 
 # -- the worker --------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "13"
+RULES_VERSION = "14"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -354,6 +354,8 @@ def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
     if not (tok.pos == "VBD" and not auxes) and not (
             tok.pos == "VBN" and auxes and all(a in ("was", "were") for a in auxes)):
         return None
+    if sent.deps(v, "ccomp"):
+        return None  # "suggested to Fliess [that ...]": what was said is the event
     keep = {v}
     for d in sent.deps(v, "aux", "aux:pass", "compound:prt", "obj", "iobj", "xcomp"):
         sub = _subtree(sent, d)
@@ -368,11 +370,21 @@ def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
         if (v not in sub and len(keep | sub) <= PHRASE_MAX_TOKENS
                 and not any(sent.token(i).ner in _TIME_NER for i in sub)):
             keep |= sub
+    # punctuation inside a kept name stays ("America: A Tribute to Heroes")
+    keep |= {i for i in range(min(keep) + 1, max(keep))
+             if i not in keep and i - 1 in keep and i + 1 in keep
+             and not sent.token(i).word[:1].isalnum()}
     idx = sorted(keep)
     # a gap is a whole dependent of the verb left out (the date, an adverb, an aside); a
     # word missing inside a kept part ("released [her] debut album") is a parse error
     dropped = set().union(*(_subtree(sent, d) for _, d in sent.children.get(v, ())))
     if any(i not in keep and i not in dropped for i in range(idx[0], idx[-1] + 1)):
+        return None
+    # a common noun whose name was an aside ("in the romantic comedy[, The Town]"): the
+    # phrase would name a thing nobody can find ("SolarCity[, a solar-energy company]" is fine)
+    if any(d not in keep and sent.token(d).pos.startswith("NNP")
+           for i in idx if i != v and sent.token(i).pos in ("NN", "NNS")
+           for d in sent.deps(i, "appos", "dep")):
         return None
     toks = [sent.token(i) for i in idx]
     if any(t.pos == "PRP" or t.word.lower() in _DEICTIC for t in toks):

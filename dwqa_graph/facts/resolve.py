@@ -176,6 +176,21 @@ class PageResolver:
             (len(words) >= 2 and words[0] == sw[0] and words[-1] == sw[-1])
             or (len(words) == 1 and words[0] == sw[-1]))
 
+    def _is_subject_word(self, name: str, type_: EntityType) -> bool:
+        """One word of a longer page subject's name, not a person's surname (handled as the
+        subject): "Madrid" on "Real Madrid CF" may be the club or the city; neither is
+        safe to name."""
+        return (len(name.split()) == 1 and len(self.subject_words) >= 2
+                and name in self.subject_words
+                and not (type_ == "PERSON" and self.subject_type == "PERSON"))
+
+    def _is_subject_acronym(self, name: str) -> bool:
+        """"UBI" on the page "Union Bank of India": the initials of its capitalised words."""
+        if not (2 <= len(name) <= 6 and name.isupper() and name.isalpha()):
+            return False
+        caps = "".join(w[0] for w in self.subject_words if w[:1].isupper())
+        return len(caps) >= 2 and name == caps
+
     def spans(self, sent: Sentence, text: str) -> list[Span]:
         """Resolved mentions of one sentence (unresolvable ones are left out)."""
         out: list[Span] = []
@@ -188,7 +203,9 @@ class PageResolver:
             and len(self.subject_words) >= 2 else None
         if surname:
             forms.add(surname)
-        for form in forms:
+        # longest first: the full name before its surname, in a fixed order (a set's order
+        # changes from run to run with the hash seed, and so would the spans)
+        for form in sorted(forms, key=lambda f: (-len(f), f)):
             for i in range(1, len(sent.tokens) + 1):
                 if i in taken or not form.startswith(sent.token(i).word):
                     continue
@@ -198,7 +215,8 @@ class PageResolver:
                     if form == surname and inside is not None and inside.ner == "PERSON" \
                             and (inside.first, inside.last) != (i, j):
                         break
-                    if surface == form and not taken & set(range(i, j + 1)):
+                    if surface == form and not taken & set(range(i, j + 1)) \
+                            and not fragment(sent, i, j):
                         out.append(Span(i, j, self.subject or form, self.subject_type,
                                         False, True))
                         taken.update(range(i, j + 1))
@@ -212,9 +230,13 @@ class PageResolver:
             if not name or not name[0].isupper() or _GLUED.search(name) \
                     or any(j in taken for j in range(m.first, m.last + 1)):
                 continue
-            if self._is_subject_name(name, t):
+            if fragment(sent, m.first, m.last):
+                continue  # "Union" of "the Soviet Union", "Mall" of "Warwick Mall"
+            if self._is_subject_name(name, t) or self._is_subject_acronym(name):
                 out.append(Span(m.first, m.last, self.subject or name, self.subject_type,
                                 False, True))
+            elif self._is_subject_word(name, t):
+                continue  # "Madrid" on Real Madrid's page: the club or the city
             else:
                 resolved = self._expand(name, t)
                 if resolved is None:
@@ -275,6 +297,26 @@ class PageResolver:
         # A one-word person name with no unique full form is a surname or a first name we
         # cannot pin down.
         return full[0] if len(full) == 1 else None
+
+
+#: Relations that join the words of one name ("Warwick Mall", "Rodent Research 3").
+_NAME_PARTS = ("compound", "flat", "nummod")
+
+
+def fragment(sent: Sentence, first: int, last: int) -> bool:
+    """Tokens ``first..last`` are part of a longer name: a proper noun or number right
+    next to them is joined to them as a name part ("the Soviet Union" tagged as "Soviet" and
+    "Union"; "Rodent Research 3"). Such a span names nothing by itself."""
+    inside = range(first, last + 1)
+    for k in (first - 1, last + 1):
+        if not 1 <= k <= len(sent.tokens) or sent.token(k).pos not in ("NNP", "NNPS", "CD"):
+            continue
+        if any(h in inside for r, h in sent.heads(k) if r.startswith(_NAME_PARTS)) \
+                or any(k in sent.deps(i, *_NAME_PARTS) for i in inside) \
+                or any(h == k for i in inside for r, h in sent.heads(i)
+                       if r.startswith(_NAME_PARTS)):
+            return True
+    return False
 
 
 def _clean(name: str) -> str:

@@ -106,8 +106,11 @@ def self_contained(x: CheckInput) -> str | None:
 
 # -- not verbatim --------------------------------------------------------------------------
 def words(text: str) -> list[str]:
+    """The words of ``text`` as a reader counts them: lower case, punctuation dropped,
+    articles kept (QUALITY.md's "8 consecutive words" counts "the" and "a"; dropping them,
+    as SQuAD's answer normalisation does, let 9-word copies through as 7)."""
     # A search engine reads "second-generation" as two words: so does the verbatim check.
-    return normalize_answer(re.sub(r"[-–—/]", " ", text.replace("’", "'"))).split()
+    return re.findall(r"[\w']+", re.sub(r"[-–—/]", " ", text.replace("’", "'").lower()))
 
 
 def shingles(text: str, n: int = VERBATIM_RUN) -> set[tuple[str, ...]]:

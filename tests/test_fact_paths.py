@@ -96,6 +96,7 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                            "RETURN substring(v.text, $s, $e - $s) AS text",
                            {"v": prov["version_id"], "s": prov["start"], "e": prov["end"]})
         assert row["text"] == prov["span"] and prov["fact_id"]
+        assert prov["title"] in PAGES  # whose page: "It"/"He" in a span is its subject
     # the same seed and evidence give the same item; a fresh round uses none of its facts
     again = new_round(store, seed=3, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
     assert [r["question"] for r in export_rows(store, again.round)] == [item["question"]]
@@ -342,8 +343,10 @@ def test_a_difference_from_years_says_it_counts_years() -> None:
     both dates to the day it asks the age, computed to the day."""
     born = fact("Pelé", "born", year=1940, date="1940", precision="year")
     won = fact("Pelé", "won", object="FIFA World Cup", object_type="MISC", when="1958")
-    r = render(FactPath(form="temporal", facts=[born, won]), random.Random(0))
-    assert "the year Pelé was born" in r.question and r.answer == "18 years"
+    for seed in range(10):  # every phrasing counts from the birth *year*
+        r = render(FactPath(form="temporal", facts=[born, won]), random.Random(seed))
+        assert "the year Pelé was born" in r.question or "Pelé's birth year" in r.question
+        assert r.answer == "18 years"
     day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
     r = render(FactPath(form="temporal", facts=[day_born, day_won]), random.Random(0))
@@ -378,7 +381,10 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
     pair = pairs[:1]
     worded = {render(pair[0], random.Random(s)).question for s in range(30)}
     assert len(worded) >= 2
-    assert all("signed for Real Madrid" in q and "signed for Juventus" in q for q in worded)
+    # both events by their phrases (the second also as "did Ronaldo sign for Juventus")
+    assert all("signed for Real Madrid" in q and
+               ("signed for Juventus" in q or "did Ronaldo sign for Juventus" in q)
+               for q in worded)
     assert {render(pair[0], random.Random(s)).answer for s in range(30)} == {"9 years"}
     born = [p for p in g.paths if [f.relation for f in p.facts] == ["born", "event"]]
     assert len(born) == 3  # the birth with each signing; never with a Lisbon visit
@@ -402,6 +408,22 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
     with pytest.raises(Unworded):
         render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),
                random.Random(0))
+
+
+def test_an_active_event_is_also_asked_with_its_verb_in_the_base_form() -> None:
+    a = fact("Cristiano Ronaldo", "event", year=2009, phrase="signed for Real Madrid",
+             verb="sign")
+    b = fact("Cristiano Ronaldo", "event", year=2018, phrase="signed for Juventus",
+             verb="sign")
+    qs = {render(FactPath(form="temporal", facts=[a, b]), random.Random(s)).question
+          for s in range(60)}
+    assert "How many calendar years after Cristiano Ronaldo signed for Real Madrid did " \
+           "Ronaldo sign for Juventus?" in qs
+    # a passive has no "did ... <verb>" form: only the year phrasings
+    elected = b.model_copy(update={"phrase": "was elected to the Senate", "verb": "elect"})
+    qs = {render(FactPath(form="temporal", facts=[a, elected]), random.Random(s)).question
+          for s in range(60)}
+    assert qs and not any(" did " in q for q in qs)
 
 
 def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: CoreNLP,

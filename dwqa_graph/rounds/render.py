@@ -27,8 +27,9 @@ AnswerType = Literal["entity", "date", "number", "choice"]
 #: 50%, QUALITY.md caps a set's two-option items at 20%); the rest ask the difference.
 CHOICE_SHARE = 0.15
 #: Part of θ: bump when a phrasing changes (2: a writer's work "came out", not "was published";
-#: 3: an entity is named with its page title's qualifier, "The Golden Calf (1930 film)").
-TEMPLATES_VERSION = "3"
+#: 3: an entity is named with its page title's qualifier, "The Golden Calf (1930 film)";
+#: 4: "how many calendar years after ... did ..." phrasings with the event's verb in the base form).
+TEMPLATES_VERSION = "4"
 
 
 class Unworded(Exception):
@@ -263,15 +264,18 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
 #: born" has two answers; the year phrasing says how years are counted.
 _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] = {
     ("born", "won"): ("PERSON", {
-        "t1": "How many years passed between the year {S} was born and the year {S} won {O}?"},
+        "t1": "How many years passed between the year {S} was born and the year {S} won {O}?",
+        "t2": "How many calendar years after {S}'s birth year did {s} win {O}?"},
         "How old was {S} when winning {O}?"),
     ("born", "married"): ("PERSON", {
         "t1": "How many years passed between the year {S} was born and the year {S} married "
-              "{O}?"},
+              "{O}?",
+        "t2": "Counting from {S}'s birth year, how many years later did {s} marry {O}?"},
         "How old was {S} when marrying {O}?"),
     ("born", "member_of"): ("PERSON", {
         "t1": "How many years passed between the year {S} was born and the year {S} joined "
-              "{O}?"},
+              "{O}?",
+        "t2": "Counting from {S}'s birth year, how many years later did {s} join {O}?"},
         "How old was {S} when joining {O}?"),
     ("founded", "opened"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year it "
@@ -283,19 +287,34 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     # by surname for a person
     ("born", "event"): ("PERSON", {
         "t1": "How many years passed between the year {S} was born and the year {s} {P2}?",
-        "t2": "Counting by birth year, how old was {S} in the year {s} {P2}?"},
+        "t2": "Counting by birth year, how old was {S} in the year {s} {P2}?",
+        "t3": "Counting from {S}'s birth year, how many years later did {s} {B2}?"},
         "How old was {S} on the day {s} {P2}?"),
     ("founded", "event"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year {s} "
               "{P2}?",
         "t2": "{S} was founded in one year and {P2} in a later one. How many years apart "
-              "were those two years?"}, None),
+              "were those two years?",
+        "t3": "How many calendar years after {S} was founded did {s} {B2}?"}, None),
     ("event", "event"): (None, {
         "e1": "How many years passed between the year {S} {P1} and the year {s} {P2}?",
         "e2": "Counting calendar years, how long after {S} {P1} was it that {s} {P2}?",
         "e3": "{S} {P1} in one year and {P2} in a later one. How many years apart were those "
-              "two years?"}, None),
+              "two years?",
+        "e4": "How many calendar years after {S} {P1} did {s} {B2}?"}, None),
 }
+def base_phrase(f: PathFact) -> str | None:
+    """An active event's phrase with its verb in the base form, for "did X <phrase>?":
+    "signed for Juventus" -> "sign for Juventus" (the verb is the phrase's first word; the
+    fact's lemma is its base form). None for a passive ("was elected ...")."""
+    if not f.phrase or not f.verb:
+        return None
+    first, _, rest = f.phrase.partition(" ")
+    if first.lower() in ("was", "were") or not rest:
+        return None
+    return f"{f.verb.split()[0]} {rest}"
+
+
 #: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI").
 _SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+)$")
 
@@ -372,7 +391,10 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
     slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": f1.phrase or "",
-             "P2": f2.phrase or "", "s": short_name(f1.subject, f1.subject_type)}
+             "P2": f2.phrase or "", "s": short_name(f1.subject, f1.subject_type),
+             "B2": base_phrase(f2) or ""}
+    if not slots["B2"]:  # a passive ("was elected ...") has no "did ... <verb>" form
+        frames = {k: v for k, v in frames.items() if "{B2}" not in v}
     b, d = _day(f1), _day(f2)
     if age_frame is not None and b is not None and d is not None:
         age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))

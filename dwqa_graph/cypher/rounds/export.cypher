@@ -1,17 +1,19 @@
 // A round's items with full provenance down to character offsets, in a stable order: the
-// claims an item used, or the facts (a fact-path item: each fact's evidence sentence).
+// claims an item used, or the facts (a fact-path item: each fact's evidence sentence), each
+// with its page's title (the sentence may name its subject only as "It" or "He").
 MATCH (r:Round {t: $t})-[:CONTAINS]->(i:QAItem)-[:FROM]->(q:Query)
 CALL (i) {
   MATCH (i)-[u:USES]->(c:Claim)<-[:HAS_CLAIM]-(v:DocumentVersion)<-[:HAS_VERSION]-(d:Document)
   RETURN u.order AS n, {claim_id: c.id, claim: c.text, span: c.span, start: c.start,
                         end: c.end, version_id: v.id, document_id: d.id, url: d.url,
-                        fetched_at: toString(v.fetched_at)} AS p
+                        title: coalesce(v.title, d.title), fetched_at: toString(v.fetched_at)} AS p
   UNION
   MATCH (i)-[u:USES]->(f:Fact)-[:READ_FROM]->(v:DocumentVersion)<-[:HAS_VERSION]-(d:Document)
   RETURN u.order AS n, {fact_id: f.id, relation: f.relation,
                         claim_id: [(f)-[:SUPPORTED_BY]->(c:Claim) | c.id][0],
                         claim: f.evidence, span: f.evidence, start: f.start, end: f.end,
                         version_id: v.id, document_id: d.id, url: d.url,
+                        title: coalesce(v.title, d.title),
                         fetched_at: toString(v.fetched_at)} AS p
 }
 WITH r, i, q, n, p ORDER BY n

@@ -404,6 +404,12 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
     for seed in range(20):  # a regnal number is no surname: never "... and the year XVI ..."
         q = render(FactPath(form="temporal", facts=pope), random.Random(seed)).question
         assert q.count("XVI") == q.count("Pope Benedict XVI") >= 1
+    # a surname keeps its particle; a phrase loses the dash its sentence ran on with
+    mvb = [fact("Martin Van Buren", "born", year=1782, date="1782", precision="year"),
+           fact("Martin Van Buren", "event", year=1821, phrase="was elected to the Senate—")]
+    for seed in range(20):
+        q = render(FactPath(form="temporal", facts=mvb), random.Random(seed)).question
+        assert " Buren " not in q.replace("Van Buren", "") and "—" not in q, q
     # an event with no phrase is no question
     with pytest.raises(Unworded):
         render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),

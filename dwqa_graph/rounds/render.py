@@ -28,8 +28,9 @@ AnswerType = Literal["entity", "date", "number", "choice"]
 CHOICE_SHARE = 0.15
 #: Part of θ: bump when a phrasing changes (2: a writer's work "came out", not "was published";
 #: 3: an entity is named with its page title's qualifier, "The Golden Calf (1930 film)";
-#: 4: "how many calendar years after ... did ..." phrasings with the event's verb in the base form).
-TEMPLATES_VERSION = "4"
+#: 4: "how many calendar years after ... did ..." phrasings with the event's verb in the base form;
+#: 5: a surname keeps its particle, "Van Buren"; an event's phrase loses a trailing dash).
+TEMPLATES_VERSION = "5"
 
 
 class Unworded(Exception):
@@ -303,13 +304,19 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
               "two years?",
         "e4": "How many calendar years after {S} {P1} did {s} {B2}?"}, None),
 }
+def _phrase(f: PathFact) -> str:
+    """An event's phrase as a question quotes it: without a dash the sentence ran on with
+    ("performed on Louisiana Hayride—")."""
+    return (f.phrase or "").strip(" -–—")
+
+
 def base_phrase(f: PathFact) -> str | None:
     """An active event's phrase with its verb in the base form, for "did X <phrase>?":
     "signed for Juventus" -> "sign for Juventus" (the verb is the phrase's first word; the
     fact's lemma is its base form). None for a passive ("was elected ...")."""
     if not f.phrase or not f.verb:
         return None
-    first, _, rest = f.phrase.partition(" ")
+    first, _, rest = _phrase(f).partition(" ")
     if first.lower() in ("was", "were") or not rest:
         return None
     return f"{f.verb.split()[0]} {rest}"
@@ -319,13 +326,21 @@ def base_phrase(f: PathFact) -> str | None:
 _SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+)$")
 
 
+#: Particles that belong to a surname ("Van Buren", "de Gaulle", "von Trier").
+_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le",
+              "ten", "ter", "bin", "ibn", "al", "el", "dos", "das", "st."}
+
+
 def short_name(name: str, entity_type: str) -> str:
-    """A person named again in one question: by surname ("Ronaldo"); a regnal or family
-    suffix keeps the whole name, and anything but a person is named whole."""
+    """A person named again in one question: by surname ("Ronaldo", "Van Buren"); a regnal
+    or family suffix keeps the whole name, and anything but a person is named whole."""
     words = name.split()
     if entity_type != "PERSON" or len(words) < 2 or _SUFFIX.match(words[-1]):
         return name
-    return words[-1]
+    i = len(words) - 1
+    while i > 1 and words[i - 1].lower() in _PARTICLES:
+        i -= 1
+    return " ".join(words[i:])
 #: A maker's birth and their work's date: maker relation -> work's relation -> phrasings
 #: over {W} (the work) and {P} (the maker, named only in the phrasings that say so).
 _MAKER: dict[tuple[str, str], dict[str, str]] = {
@@ -390,8 +405,8 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("no_object")
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
-    slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": f1.phrase or "",
-             "P2": f2.phrase or "", "s": short_name(f1.subject, f1.subject_type),
+    slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": _phrase(f1),
+             "P2": _phrase(f2), "s": short_name(f1.subject, f1.subject_type),
              "B2": base_phrase(f2) or ""}
     if not slots["B2"]:  # a passive ("was elected ...") has no "did ... <verb>" form
         frames = {k: v for k, v in frames.items() if "{B2}" not in v}

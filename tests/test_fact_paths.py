@@ -27,7 +27,7 @@ from dwqa_graph.rounds import paths as paths_mod
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
 from dwqa_graph.rounds.paths import Path as FactPath
 from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
-from dwqa_graph.rounds.render import Unworded, covered, render
+from dwqa_graph.rounds.render import Unworded, covered, render, short_name
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
@@ -343,9 +343,9 @@ def test_a_difference_from_years_says_it_counts_years() -> None:
     both dates to the day it asks the age, computed to the day."""
     born = fact("Pelé", "born", year=1940, date="1940", precision="year")
     won = fact("Pelé", "won", object="FIFA World Cup", object_type="MISC", when="1958")
-    for seed in range(10):  # every phrasing counts from the birth *year*
+    for seed in range(10):  # every phrasing counts calendar years
         r = render(FactPath(form="temporal", facts=[born, won]), random.Random(seed))
-        assert "the year Pelé was born" in r.question or "Pelé's birth year" in r.question
+        assert "calendar years after Pelé was born" in r.question
         assert r.answer == "18 years"
     day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
@@ -381,9 +381,8 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
     pair = pairs[:1]
     worded = {render(pair[0], random.Random(s)).question for s in range(30)}
     assert len(worded) >= 2
-    # both events by their phrases (the second also as "did Ronaldo sign for Juventus")
-    assert all("signed for Real Madrid" in q and
-               ("signed for Juventus" in q or "did Ronaldo sign for Juventus" in q)
+    # both events by their phrases (the second as "did Ronaldo sign for Juventus")
+    assert all("signed for Real Madrid" in q and "did Ronaldo sign for Juventus" in q
                for q in worded)
     assert {render(pair[0], random.Random(s)).answer for s in range(30)} == {"9 years"}
     born = [p for p in g.paths if [f.relation for f in p.facts] == ["born", "event"]]
@@ -410,26 +409,38 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
     for seed in range(20):
         q = render(FactPath(form="temporal", facts=mvb), random.Random(seed)).question
         assert " Buren " not in q.replace("Van Buren", "") and "—" not in q, q
+    # a company the tagger took for a person is named whole, never "Inc."
+    assert short_name("Tesla, Inc.", "PERSON") == "Tesla, Inc."
     # an event with no phrase is no question
     with pytest.raises(Unworded):
         render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),
                random.Random(0))
 
 
-def test_an_active_event_is_also_asked_with_its_verb_in_the_base_form() -> None:
+def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
+    """Templates v6: "How many calendar years after A did X B?" (reviewers marked the "years
+    between the year ..." frames template-like); the year frames only where the event has no
+    verb to put in the base form."""
     a = fact("Cristiano Ronaldo", "event", year=2009, phrase="signed for Real Madrid",
              verb="sign")
     b = fact("Cristiano Ronaldo", "event", year=2018, phrase="signed for Juventus",
              verb="sign")
     qs = {render(FactPath(form="temporal", facts=[a, b]), random.Random(s)).question
           for s in range(60)}
-    assert "How many calendar years after Cristiano Ronaldo signed for Real Madrid did " \
-           "Ronaldo sign for Juventus?" in qs
-    # a passive has no "did ... <verb>" form: only the year phrasings
+    assert qs == {"How many calendar years after Cristiano Ronaldo signed for Real Madrid did "
+                  "Ronaldo sign for Juventus?",
+                  "Cristiano Ronaldo signed for Real Madrid. How many calendar years later did "
+                  "Ronaldo sign for Juventus?"}
+    # a passive keeps its auxiliary, before the subject
     elected = b.model_copy(update={"phrase": "was elected to the Senate", "verb": "elect"})
     qs = {render(FactPath(form="temporal", facts=[a, elected]), random.Random(s)).question
           for s in range(60)}
-    assert qs and not any(" did " in q for q in qs)
+    assert "How many calendar years after Cristiano Ronaldo signed for Real Madrid was " \
+           "Ronaldo elected to the Senate?" in qs
+    # control: no verb, no clause: the year frame
+    bare = b.model_copy(update={"verb": ""})
+    q = render(FactPath(form="temporal", facts=[a, bare]), random.Random(0)).question
+    assert q.startswith("How many years passed between the year")
 
 
 def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: CoreNLP,

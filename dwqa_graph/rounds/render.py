@@ -29,8 +29,11 @@ CHOICE_SHARE = 0.15
 #: Part of θ: bump when a phrasing changes (2: a writer's work "came out", not "was published";
 #: 3: an entity is named with its page title's qualifier, "The Golden Calf (1930 film)";
 #: 4: "how many calendar years after ... did ..." phrasings with the event's verb in the base form;
-#: 5: a surname keeps its particle, "Van Buren"; an event's phrase loses a trailing dash).
-TEMPLATES_VERSION = "5"
+#: 5: a surname keeps its particle, "Van Buren"; an event's phrase loses a trailing dash;
+#: 6: years between two facts asked "How many calendar years after ... did ...?" wherever the
+#: event has a verb, the frames blind reviewers marked template-like only as a fallback; a
+#: company's legal form is no surname).
+TEMPLATES_VERSION = "6"
 
 
 class Unworded(Exception):
@@ -265,44 +268,35 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
 #: born" has two answers; the year phrasing says how years are counted.
 _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] = {
     ("born", "won"): ("PERSON", {
-        "t1": "How many years passed between the year {S} was born and the year {S} won {O}?",
-        "t2": "How many calendar years after {S}'s birth year did {s} win {O}?"},
+        "t2": "How many calendar years after {S} was born did {s} win {O}?"},
         "How old was {S} when winning {O}?"),
     ("born", "married"): ("PERSON", {
-        "t1": "How many years passed between the year {S} was born and the year {S} married "
-              "{O}?",
-        "t2": "Counting from {S}'s birth year, how many years later did {s} marry {O}?"},
+        "t2": "How many calendar years after {S} was born did {s} marry {O}?"},
         "How old was {S} when marrying {O}?"),
     ("born", "member_of"): ("PERSON", {
-        "t1": "How many years passed between the year {S} was born and the year {S} joined "
-              "{O}?",
-        "t2": "Counting from {S}'s birth year, how many years later did {s} join {O}?"},
+        "t2": "How many calendar years after {S} was born did {s} join {O}?"},
         "How old was {S} when joining {O}?"),
     ("founded", "opened"): (None, {
-        "t1": "How many years passed between the year {S} was founded and the year it "
-              "opened?"}, None),
+        "t2": "How many calendar years after {S} was founded did it open?"}, None),
     ("released", "won"): (None, {
-        "t1": "How many years passed between the year {S} was released and the year it won "
-              "{O}?"}, None),
+        "t2": "How many calendar years after {S} was released did it win {O}?"}, None),
     # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {s}: the subject again,
-    # by surname for a person
+    # by surname for a person; {D2}: the second event as a question's clause ("did Ronaldo
+    # sign for Juventus", "was Kalam elected as ..."). The frames without {D2} (a fact with
+    # no verb to put in the base form) read as fill-in frames to reviewers (all of them,
+    # against 1 in 7 of "How many calendar years after ... did ...?"): only a fallback.
     ("born", "event"): ("PERSON", {
         "t1": "How many years passed between the year {S} was born and the year {s} {P2}?",
-        "t2": "Counting by birth year, how old was {S} in the year {s} {P2}?",
-        "t3": "Counting from {S}'s birth year, how many years later did {s} {B2}?"},
+        "t4": "How many calendar years after {S} was born {D2}?"},
         "How old was {S} on the day {s} {P2}?"),
     ("founded", "event"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year {s} "
               "{P2}?",
-        "t2": "{S} was founded in one year and {P2} in a later one. How many years apart "
-              "were those two years?",
-        "t3": "How many calendar years after {S} was founded did {s} {B2}?"}, None),
+        "t4": "How many calendar years after {S} was founded {D2}?"}, None),
     ("event", "event"): (None, {
         "e1": "How many years passed between the year {S} {P1} and the year {s} {P2}?",
-        "e2": "Counting calendar years, how long after {S} {P1} was it that {s} {P2}?",
-        "e3": "{S} {P1} in one year and {P2} in a later one. How many years apart were those "
-              "two years?",
-        "e4": "How many calendar years after {S} {P1} did {s} {B2}?"}, None),
+        "e4": "How many calendar years after {S} {P1} {D2}?",
+        "e5": "{S} {P1}. How many calendar years later {D2}?"}, None),
 }
 def _phrase(f: PathFact) -> str:
     """An event's phrase as a question quotes it: without a dash the sentence ran on with
@@ -310,20 +304,24 @@ def _phrase(f: PathFact) -> str:
     return (f.phrase or "").strip(" -–—")
 
 
-def base_phrase(f: PathFact) -> str | None:
-    """An active event's phrase with its verb in the base form, for "did X <phrase>?":
-    "signed for Juventus" -> "sign for Juventus" (the verb is the phrase's first word; the
-    fact's lemma is its base form). None for a passive ("was elected ...")."""
-    if not f.phrase or not f.verb:
-        return None
+def event_clause(f: PathFact, subject: str) -> str | None:
+    """An event as a question's clause about ``subject``: "signed for Juventus" -> "did
+    Ronaldo sign for Juventus" (the verb is the phrase's first word; the fact's lemma is its
+    base form), "was elected to the Senate" -> "was Van Buren elected to the Senate". None
+    when the verb's base form is unknown."""
     first, _, rest = _phrase(f).partition(" ")
-    if first.lower() in ("was", "were") or not rest:
+    if not rest:
         return None
-    return f"{f.verb.split()[0]} {rest}"
+    if first.lower() in ("was", "were"):
+        return f"{first.lower()} {subject} {rest}"
+    if not f.verb:
+        return None
+    return f"did {subject} {f.verb.split()[0]} {rest}"
 
 
-#: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI").
-_SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+)$")
+#: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI"; a company
+#: the tagger took for a person, "Tesla, Inc.", is named whole).
+_SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+|inc\.?|ltd\.?|llc|plc|corp\.?|co\.?)$")
 
 
 #: Particles that belong to a surname ("Van Buren", "de Gaulle", "von Trier").
@@ -405,11 +403,14 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("no_object")
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
+    s = short_name(f1.subject, f1.subject_type)
+    then = event_clause(f2, s)
     slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": _phrase(f1),
-             "P2": _phrase(f2), "s": short_name(f1.subject, f1.subject_type),
-             "B2": base_phrase(f2) or ""}
-    if not slots["B2"]:  # a passive ("was elected ...") has no "did ... <verb>" form
-        frames = {k: v for k, v in frames.items() if "{B2}" not in v}
+             "P2": _phrase(f2), "s": s, "D2": then or ""}
+    # the question-clause frames where the event has one, the year frames where it has not
+    clause = {k: v for k, v in frames.items() if "{D2}" in v}
+    frames = clause if then and clause else {k: v for k, v in frames.items()
+                                             if "{D2}" not in v}
     b, d = _day(f1), _day(f2)
     if age_frame is not None and b is not None and d is not None:
         age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))

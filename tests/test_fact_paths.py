@@ -67,7 +67,7 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert ("bridge", "Titanic|directed_by", "James Cameron|born_in") in found
     assert not any(p[0] == "bridge" and "Ridley Scott" in p[1] for p in found)
     # the film is named with its page title's qualifier; a person whose title has none, bare
-    bridge = next(p for p in g.paths if p.form == "bridge")
+    bridge = next(p for p in g.paths if p.form == "bridge" and p.facts[0].subject == "Titanic")
     assert bridge.facts[0].subject_named == "Titanic (1997 film)"
     assert bridge.facts[0].object_named == "James Cameron"
     # Cameron's two films are compared; the Scotts, who share only a birthplace, are not

@@ -368,6 +368,25 @@ def test_a_piece_of_a_name_names_nothing(nlp: CoreNLP) -> None:
     assert "UBI" in subjects("Bank of Baroda", "As of 31 March 2018, UBI has 4301 branches.")
 
 
+def test_a_lead_alias_and_a_name_tail_are_the_page_subject(nlp: CoreNLP) -> None:
+    """Rules 15, from the blind labelling of rules 14: the name in the brackets after the
+    page's subject is the subject's birth name, not another person; the last words of the
+    subject's name ("Van Buren") are the subject."""
+    def triples_of(title: str, *text: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *text))
+    assert ("Princess Claude of Orléans", "born", "1943-12-11") in triples_of(
+        "Princess Claude of Orléans", "Princess Claude of Orléans (Claude Marie Agnès "
+        "Catherine; born 11 December 1943) is a French princess of the House of Orléans.")
+    assert ("Martin Van Buren", "born_in", "Kinderhook") in triples_of(
+        "Martin Van Buren", "Martin Van Buren was an American lawyer.",
+        "Van Buren was born in Kinderhook, New York.")
+    # control: brackets after another person, later in the sentence, are that person's
+    got = triples_of("Tony Scott", "Tony Scott (21 June 1944 – 19 August 2012) was an "
+                     "English filmmaker.", "He met Ridley Scott (born 30 November 1937) in 1960.")
+    assert ("Ridley Scott", "born", "1937-11-30") in got
+    assert ("Tony Scott", "born", "1944-06-21") in got
+
+
 # -- the worker --------------------------------------------------------------------------
 def test_worker_bounds(nlp: CoreNLP) -> None:
     results = list(nlp.annotate_many(["Paris is in France.", "x" * (MAX_CHARS + 1),

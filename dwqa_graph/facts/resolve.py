@@ -171,10 +171,24 @@ class PageResolver:
             return True
         words = name.split()
         sw = self.subject_words
-        # "Blake Ellender Lively" on the page "Blake Lively"; "Lively" alone on it.
+        # "Blake Ellender Lively" on the page "Blake Lively"; "Lively" alone on it; "Van
+        # Buren" (the name's last words) on the page "Martin Van Buren".
         return type_ == "PERSON" and len(sw) >= 2 and (
             (len(words) >= 2 and words[0] == sw[0] and words[-1] == sw[-1])
-            or (len(words) == 1 and words[0] == sw[-1]))
+            or (len(words) == 1 and words[0] == sw[-1])
+            or (2 <= len(words) < len(sw) and words == sw[-len(words):]))
+
+    def _is_subject_alias(self, sent: Sentence, first: int, type_: EntityType,
+                          spans: list[Span]) -> bool:
+        """A person's name opening the brackets right after the page subject, before the
+        sentence's main verb: the subject's full or birth name ("Princess Claude of Orléans
+        (Claude Marie Agnès Catherine; born 11 December 1943) is ...")."""
+        if type_ != "PERSON" or self.subject_type != "PERSON" or first < 3 \
+                or sent.token(first - 1).word != "(":
+            return False
+        roots = [r for _, r in sent.children.get(0, [])]
+        return any(sp.is_subject and sp.last == first - 2 for sp in spans) \
+            and bool(roots) and first < roots[0]
 
     def _is_subject_word(self, name: str, type_: EntityType) -> bool:
         """One word of a longer page subject's name, not a person's surname (handled as the
@@ -232,7 +246,8 @@ class PageResolver:
                 continue
             if fragment(sent, m.first, m.last):
                 continue  # "Union" of "the Soviet Union", "Mall" of "Warwick Mall"
-            if self._is_subject_name(name, t) or self._is_subject_acronym(name):
+            if self._is_subject_name(name, t) or self._is_subject_acronym(name) \
+                    or self._is_subject_alias(sent, m.first, t, out):
                 out.append(Span(m.first, m.last, self.subject or name, self.subject_type,
                                 False, True))
             elif self._is_subject_word(name, t):

@@ -76,17 +76,21 @@ def page_subject(title: str | None) -> str | None:
     return t
 
 
+def title_qualifier(title: str) -> tuple[str, str] | None:
+    """A page title's name and its disambiguating qualifier: "The Golden Calf (1930 film) -
+    Wikipedia" -> ("The Golden Calf", "(1930 film)"); None without one."""
+    t = _WIKI_SUFFIX.sub("", title.strip())
+    m = _DISAMBIGUATION.search(t)
+    return (t[:m.start()], m.group(0).strip()) if m else None
+
+
 def qualified_name(name: str, titles: list[str]) -> str:
     """The name with the qualifier its page's title gives it, for a question to name it by:
     "The Golden Calf" on the page "The Golden Calf (1930 film)" is "The Golden Calf (1930
     film)" (several films have the bare title). The bare name when no title, or more than
     one, qualifies it."""
-    found = set()
-    for title in titles:
-        t = _WIKI_SUFFIX.sub("", title.strip())
-        m = _DISAMBIGUATION.search(t)
-        if m and norm_name(t[:m.start()]) == norm_name(name):
-            found.add(m.group(0).strip())
+    found = {q[1] for t in titles if (q := title_qualifier(t))
+             and norm_name(q[0]) == norm_name(name)}
     return f"{name} {found.pop()}" if len(found) == 1 else name
 
 

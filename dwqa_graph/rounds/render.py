@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from dwqa_graph.facts.resolve import title_qualifier
 from dwqa_graph.rounds.paths import Path, PathFact
 
 AnswerType = Literal["entity", "date", "number", "choice"]
@@ -298,6 +299,8 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
         "e4": "How many calendar years after {S} {P1} {D2}?",
         "e5": "{S} {P1}. How many calendar years later {D2}?"}, None),
 }
+
+
 def _phrase(f: PathFact) -> str:
     """An event's phrase as a question quotes it: without a dash the sentence ran on with
     ("performed on Louisiana Hayride—")."""
@@ -322,8 +325,6 @@ def event_clause(f: PathFact, subject: str) -> str | None:
 #: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI"; a company
 #: the tagger took for a person, "Tesla, Inc.", is named whole).
 _SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+|inc\.?|ltd\.?|llc|plc|corp\.?|co\.?)$")
-
-
 #: Particles that belong to a surname ("Van Buren", "de Gaulle", "von Trier").
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le",
               "ten", "ter", "bin", "ibn", "al", "el", "dos", "das", "st."}
@@ -339,6 +340,8 @@ def short_name(name: str, entity_type: str) -> str:
     while i > 1 and words[i - 1].lower() in _PARTICLES:
         i -= 1
     return " ".join(words[i:])
+
+
 #: A maker's birth and their work's date: maker relation -> work's relation -> phrasings
 #: over {W} (the work) and {P} (the maker, named only in the phrasings that say so).
 _MAKER: dict[tuple[str, str], dict[str, str]] = {
@@ -438,7 +441,8 @@ def _titles_not_revealing(path: Path) -> Path:
     years = {str(y) for f in path.facts if (y := f.the_year) is not None}
 
     def keep(titles: list[str]) -> list[str]:
-        return [t for t in titles if not any(y in t[t.rfind("("):] for y in years)]
+        return [t for t in titles
+                if not any(y in q[1] for q in [title_qualifier(t)] if q for y in years)]
 
     return path.model_copy(update={"facts": [
         f.model_copy(update={"subject_titles": keep(f.subject_titles),

@@ -586,3 +586,63 @@ def test_llm_extractor_unusable_model_leaves_version_pending(store: Store,
     assert report.failed_versions == 1 and report.facts == 0
     assert store.query("facts/count_pending", extractor=report.extractor,
                        claims_only=True) == [{"n": 1}]
+
+
+def test_rules_16_unsure_subjects_cut_names_and_no_amounts(nlp: CoreNLP) -> None:
+    """From the blind labels of rules 15: where the parse does not say whose the verb is,
+    or the object is a piece of a name, or the number is no amount the subject has, there
+    is no fact; each with the sentence that still gives one."""
+    def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *sentences))
+
+    # two subjects that are no coordination of entities
+    assert not got("Tanzania", "In 2005, at a celebration honouring Alan Greenspan, who was "
+                   "about to retire as chairman of the US Federal Reserve, Rajan delivered a "
+                   "controversial paper.")
+    assert ("Raghuram Rajan", "event", "2005") in got(
+        "Raghuram Rajan", "In 2005, Rajan delivered a controversial paper at the Jackson Hole "
+        "Economic Symposium.")
+    assert not any(s == "Harry Potter" for s, _, _ in got(
+        "Harry Potter", "Harry Potter is a series of seven fantasy novels.",
+        "Harry Potter and the Philosopher's Stone was published by Bloomsbury on 26 June "
+        "1997."))
+    # a participle after a "by" phrase is not the agent's
+    assert got("Apple Remote Desktop", "Apple Remote Desktop (ARD) is a Macintosh application "
+               "produced by Apple Inc., first released on March 14, 2002.") == set()
+    assert got("Apple Remote Desktop", "Apple Remote Desktop is a Macintosh application first "
+               "released on March 14, 2002.") == {
+        ("Apple Remote Desktop", "released", "2002-03-14")}
+    # a relative clause on a noun inside another noun's phrase
+    assert not got("Eritrea", "Its toponym Eritrea is based on the Greek name for the Red Sea, "
+                   "which was first adopted for Italian Eritrea in 1890.")
+    assert ("Gigafactory Nevada", "opened", "2016") in got(
+        "Gigafactory Nevada", "Tesla built the Gigafactory Nevada, which was opened in 2016.")
+    # an award cut to its kind word, a contest named by its kind
+    assert not got("Pasupathy", "Pasupathy is an Indian actor.",
+                   "He also won an ITFA Best Supporting Actor Award for his role in Kuselan.")
+    assert not any(r == "won" for _, r, _ in got(
+        "Greg LeMond", "Greg LeMond is an American cyclist.",
+        "LeMond returned in 1989 to win the Tour by eight seconds."))
+    assert ("Hikaru Nakamura", "won", "Donostia-San Sebastian Chess Festival") in got(
+        "Hikaru Nakamura", "Hikaru Nakamura is an American chess grandmaster.",
+        "In July 2009, Nakamura won the Donostia-San Sebastian Chess Festival.")
+    # a score, a name, what was announced: no amounts; a workforce is one
+    for title, sentence in [
+            ("Tom Bettis", "In seven games as head coach, Bettis compiled a 1–6 record."),
+            ("Real Madrid CF", "Real Madrid defeated Bayern 4–2 after extra time."),
+            ("Amazon (company)", "In December, Amazon announced 20 new cast members.")]:
+        assert not any(r == "quantity" for _, r, _ in got(title, sentence)), sentence
+    assert ("Netflix", "quantity", "8600 person") in got(
+        "Netflix", "In 2019, Netflix employed 8,600 people.")
+
+
+def test_an_event_phrase_is_never_cut_before_what_it_needs(nlp: CoreNLP) -> None:
+    def phrases(title: str, sentence: str) -> set[str | None]:
+        return {f.phrase for f in facts_of(nlp, title, sentence) if f.relation == "event"}
+
+    assert phrases("Elon Musk", "In 2012, Musk was listed on the Forbes Billionaires List "
+                   "with a net worth of $2 billion.") == {None}
+    assert phrases("Netflix", "In 2018, Netflix announced a partnership with Telltale Games "
+                   "to port its adventure games to the service.") == {None}
+    assert phrases("Elon Musk", "In 2012, Musk was listed on the Forbes Billionaires "
+                   "List.") == {"was listed on the Forbes Billionaires List"}

@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "15"
+RULES_VERSION = "16"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -55,6 +55,9 @@ _TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time
 #: Named-entity tags of places (a lifespan's brackets may name where).
 _PLACE_NER = {"LOCATION", "CITY", "STATE_OR_PROVINCE", "COUNTRY"}
 _DATE_RELS = ("obl:in", "obl:on", "obl:tmod", "nmod:tmod")
+# Verbs whose object is what was said, not what the subject has or did.
+_REPORTING = {"announce", "report", "reveal", "confirm", "unveil", "name", "cast", "list",
+              "claim", "estimate", "say", "predict", "project"}
 # Verbs too light to name an event on their own ("was going for a win", "had relatives").
 _LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", "tell",
           "include", "begin", "start", "use", "take", "give", "come", "decide", "try"}
@@ -173,9 +176,14 @@ def _irrealis(sent: Sentence, v: int) -> bool:
 def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
     """The named entities that are the verb's subject (see the module docstring)."""
     heads = sent.deps(v, "nsubj", "nsubj:pass", "nsubj:xsubj")
+    if _unsure_subjects(sent, v, spans):
+        return []
     if not heads:
-        # A participle modifying a noun: "the film directed by X", "Lively (born 1987)".
-        heads = [g for rel, g in sent.heads(v) if g and rel in ("acl", "dep", "appos")]
+        # A participle modifying a noun: "the film directed by X", "Lively (born 1987)" --
+        # not a noun inside a "by" phrase: "an application produced by Apple Inc., first
+        # released on ..." is the application's release, attached by the parser to Apple.
+        heads = [g for rel, g in sent.heads(v) if g and rel in ("acl", "dep", "appos")
+                 and not any(r in _BY_RELS for r, _ in sent.heads(g))]
     out = []
     for h in heads:
         s = _span_at(spans, h)
@@ -186,6 +194,34 @@ def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
         if s is not None and not s.generic and s not in out:
             out.append(s)
     return out
+
+
+_BY_RELS = ("obl:agent", "obl:by", "nmod:agent", "nmod:by")
+
+
+def _unsure_subjects(sent: Sentence, v: int, spans: list[Span]) -> bool:
+    """The parse does not say whose the verb is (rules 16, from the blind labels):
+    - several subjects that are not one coordination of named entities ("At a celebration
+      honouring Alan Greenspan, ..., Rajan delivered": both are the verb's nsubj; "Harry
+      Potter and the Philosopher's Stone was published": one conjunct is no entity);
+    - a relative clause on a noun inside another noun's phrase ("the Greek name for the Red
+      Sea, which was adopted ...": the name or the sea)."""
+    heads = sent.deps(v, "nsubj", "nsubj:pass")
+    # one entity may be several heads ("Tesla, Inc.")
+    named = [_span_at(spans, h) for h in heads]
+    one = bool(named) and named[0] is not None and all(n == named[0] for n in named)
+    if len(heads) > 1 and not one:
+        linked = {h for h in heads for r, d in sent.children.get(h, ())
+                  if r.startswith("conj") and d in heads}
+        linked |= {d for h in linked for r, d in sent.children.get(h, ())
+                   if r.startswith("conj")}
+        if set(heads) - linked or any(_span_at(spans, h) is None for h in heads):
+            return True
+    for h in heads:
+        if ("acl:relcl", h) in sent.heads(v) and any(
+                r.startswith("nmod") for r, _ in sent.heads(h)):
+            return True
+    return False
 
 
 def _date(sent: Sentence, v: int) -> DateValue | None:
@@ -305,7 +341,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         return
     if lemma in _WIN and not passive:
         for o in objects:
-            if o.type == "MISC" and o != subj:
+            if o.type == "MISC" and o != subj and not _partial_name(sent, o):
                 yield _Read("won", lemma, subj, obj=o, when=date)
         return
     if lemma in _MARRY:
@@ -319,6 +355,23 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     if date and _plain_event(sent, v, lemma):
         yield _Read("event", lemma, subj, date=date, phrase=event_phrase(sent, v, text))
     yield from _quantities(sent, v, lemma, subj, date)
+
+
+# A contest or award named by its kind alone ("won the Tour", "the Award") is a short
+# form of a name the sentence does not give.
+_KIND_WORDS = {"award", "prize", "tour", "cup", "trophy", "medal", "championship",
+               "championships", "title", "race", "open", "games", "league", "series",
+               "tournament", "contest", "election", "grand prix", "classic"}
+
+
+def _partial_name(sent: Sentence, s: Span) -> bool:
+    """The mention is the end of a longer name the tagger cut ("an ITFA Best Supporting
+    Actor Award" tagged as "Award"), or a kind word standing for a name ("the Tour")."""
+    if s.name.lower() in _KIND_WORDS:
+        return True
+    return any(d < s.first and sent.token(d).ner not in _TIME_NER
+               for i in range(s.first, s.last + 1)
+               for d in sent.deps(i, "compound", "amod", "flat"))
 
 
 def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
@@ -389,6 +442,12 @@ def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
     toks = [sent.token(i) for i in idx]
     if any(t.pos == "PRP" or t.word.lower() in _DEICTIC for t in toks):
         return None
+    # cut before what it needs (rules 16, from the blind review): a last word that is a
+    # preposition ("with a net worth of [$2 billion]"), or a kept word whose dependent the
+    # parser could not attach ("a partnership with Telltale Games to port [its games]")
+    if toks[-1].pos in ("IN", "TO") or any(
+            d not in keep for i in idx if i != v for d in sent.deps(i, "dep")):
+        return None
     if not any(t.pos in ("NNP", "NNPS") for t in toks if t.i != v):
         return None
     # the words in sentence order, as written; a gap (a dropped date or adverb) is a space
@@ -418,7 +477,11 @@ def _subtree(sent: Sentence, d: int) -> set[int]:
 def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
                 date: DateValue | None) -> Iterator[_Read]:
     """Numbers counting the verb's object noun ("employs 127,855 people") or money it
-    names ("raised $1.2 billion")."""
+    names ("raised $1.2 billion"). Not what is announced or reported ("announced 20 new
+    cast members" is no amount the subject has), not a name ("defeated Bayern 4–2"), not
+    a score or record ("a 1–6 record")."""
+    if lemma.split()[0] in _REPORTING:
+        return
     for o in sent.deps(v, "obj"):
         tok = sent.token(o)
         m = sent.mention_at(o)
@@ -428,17 +491,30 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
                 yield _Read("quantity", lemma, subj, value=q.value, unit=q.unit,
                             approximate=q.approximate, when=date)
             continue
-        if not tok.pos.startswith("NN") or tok.lemma.lower() in _TIME_NOUNS:
+        if tok.pos not in ("NN", "NNS") or tok.lemma.lower() in _TIME_NOUNS:
             continue
         for n in sent.deps(o, "nummod"):
             nm = sent.mention_at(n)
             # "several hundred" is normalised to 100: only written-out figures count.
             if nm is None or nm.ner != "NUMBER" or not any(ch.isdigit() for ch in nm.text):
                 continue
+            if _score(sent, nm.first, nm.last):
+                continue
             q = quantity_value(nm.norm)
             if q:
                 yield _Read("quantity", lemma, subj, value=q.value, unit=tok.lemma.lower(),
                             approximate=q.approximate, when=date)
+
+
+def _score(sent: Sentence, first: int, last: int) -> bool:
+    """A number that is one side of a score, record or range: "1–6", "4-2"."""
+    n = len(sent.tokens)
+    after = [sent.token(k) for k in (last + 1, last + 2) if k <= n]
+    before = [sent.token(k) for k in (first - 2, first - 1) if k >= 1]
+    dashes = ("–", "-", "—", "−")
+    return (len(after) == 2 and after[0].word in dashes and after[1].pos == "CD") or (
+        len(before) == 2 and before[1].word in dashes and before[0].pos == "CD") or any(
+        ch in dashes for k in range(first, last + 1) for ch in sent.token(k).word[1:])
 
 
 def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:

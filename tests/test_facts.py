@@ -646,3 +646,35 @@ def test_an_event_phrase_is_never_cut_before_what_it_needs(nlp: CoreNLP) -> None
                    "to port its adventure games to the service.") == {None}
     assert phrases("Elon Musk", "In 2012, Musk was listed on the Forbes Billionaires "
                    "List.") == {"was listed on the Forbes Billionaires List"}
+
+
+def test_rules_17_controlled_subjects_labels_and_titles(nlp: CoreNLP) -> None:
+    """From the blind labels of rules 16, each with the sentence that still gives a fact."""
+    def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *sentences))
+
+    # "A surpassed B to become": whose "become" is the parser's guess
+    assert not any(s == "Compaq" for s, _, _ in got(
+        "Dell", "Dell surpassed Compaq to become the largest PC manufacturer in 1999."))
+    # a number after its noun is a label, one in a title is no amount, a part is no amount
+    for title, sentence in [
+            ("Lance Armstrong", "Armstrong then took stage 15 on the ascent to Luz Ardiden."),
+            ("Ariana Grande", 'Grande released a "34+35" remix featuring Doja Cat on January '
+                              '15, 2021.'),
+            ("Return Point", "It lies 2 km west-north-west of Cheal Point."),
+            ("Thanksgiving", "It included 50 people who were on the Mayflower.")]:
+        assert not any(r == "quantity" for _, r, _ in got(title, title + " is a name.",
+                                                          sentence)), sentence
+    # the year of "a 1964 film" is not its release where the sentence dates the release
+    assert got("Samson and His Mighty Challenge", "Samson and His Mighty Challenge is a 1964 "
+               "Italian film, released in 1965 at the tail end of the peplum craze.") == {
+        ("Samson and His Mighty Challenge", "released", "1965")}
+    assert ("Jaws", "released", "1975") in got(
+        "Jaws (film)", "Jaws is a 1975 American thriller film directed by Steven Spielberg.")
+    # a group cut by the tagger ("Free German" + "Youth") is nobody's group
+    assert not any(r == "member_of" for _, r, _ in got(
+        "Günter Reisch", "Günter Reisch was a German film director.",
+        "In 1946, he joined the Free German Youth."))
+    assert ("Elon Musk", "member_of", "Tesla Motors") in got(
+        "Elon Musk", "Elon Musk is a businessman.", "In 2004, Musk joined Tesla Motors as "
+        "chairman.")

@@ -28,7 +28,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "16"
+RULES_VERSION = "17"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -55,6 +55,9 @@ _TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time
 #: Named-entity tags of places (a lifespan's brackets may name where).
 _PLACE_NER = {"LOCATION", "CITY", "STATE_OR_PROVINCE", "COUNTRY"}
 _DATE_RELS = ("obl:in", "obl:on", "obl:tmod", "nmod:tmod")
+# Verbs whose number is a part, a place or a rank, not an amount the subject has (rules
+# 17: "It included 50 people who were on the Mayflower", "It lies 2 km west of ...").
+_NOT_HELD = {"include", "lie", "stand", "sit", "rank", "finish", "place"}
 # Verbs whose object is what was said, not what the subject has or did.
 _REPORTING = {"announce", "report", "reveal", "confirm", "unveil", "name", "cast", "list",
               "claim", "estimate", "say", "predict", "project"}
@@ -175,7 +178,13 @@ def _irrealis(sent: Sentence, v: int) -> bool:
 
 def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
     """The named entities that are the verb's subject (see the module docstring)."""
-    heads = sent.deps(v, "nsubj", "nsubj:pass", "nsubj:xsubj")
+    heads = sent.deps(v, "nsubj", "nsubj:pass")
+    # the subject of "to become" in "A surpassed B to become ..." is A or B as the parser
+    # guesses (rules 17): a controlled subject counts only where the governing verb has
+    # no object
+    heads += [h for h in sent.deps(v, "nsubj:xsubj")
+              if not any(rel.startswith("xcomp") and sent.deps(g, "obj")
+                         for rel, g in sent.heads(v) if g)]
     if _unsure_subjects(sent, v, spans):
         return []
     if not heads:
@@ -336,7 +345,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         return
     if lemma in _JOIN:
         for o in objects:
-            if o.type in ("ORG", "MISC") and o != subj:
+            if o.type in ("ORG", "MISC") and o != subj and not _partial_name(sent, o):
                 yield _Read("member_of", lemma, subj, obj=o, when=date)
         return
     if lemma in _WIN and not passive:
@@ -480,7 +489,7 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
     names ("raised $1.2 billion"). Not what is announced or reported ("announced 20 new
     cast members" is no amount the subject has), not a name ("defeated Bayern 4–2"), not
     a score or record ("a 1–6 record")."""
-    if lemma.split()[0] in _REPORTING:
+    if lemma.split()[0] in _REPORTING | _NOT_HELD:
         return
     for o in sent.deps(v, "obj"):
         tok = sent.token(o)
@@ -498,12 +507,24 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
             # "several hundred" is normalised to 100: only written-out figures count.
             if nm is None or nm.ner != "NUMBER" or not any(ch.isdigit() for ch in nm.text):
                 continue
-            if _score(sent, nm.first, nm.last):
+            # "stage 15", "Game 3": a number after its noun is a label; "34+35" and a number
+            # inside quotation marks are part of a title
+            if n > o or _score(sent, nm.first, nm.last) or _in_title(sent, nm.first, nm.last):
                 continue
             q = quantity_value(nm.norm)
             if q:
                 yield _Read("quantity", lemma, subj, value=q.value, unit=tok.lemma.lower(),
                             approximate=q.approximate, when=date)
+
+
+def _in_title(sent: Sentence, first: int, last: int) -> bool:
+    """A number that is part of a quoted title or a sum in a name ('a "34+35" remix')."""
+    n = len(sent.tokens)
+    if any(sent.token(k).word == "+" for k in (first - 1, last + 1) if 1 <= k <= n) or any(
+            "+" in sent.token(k).word for k in range(first, last + 1)):
+        return True
+    quotes = sum(sent.token(k).word in ('"', "``", "''", "“", "”") for k in range(1, first))
+    return quotes % 2 == 1
 
 
 def _score(sent: Sentence, first: int, last: int) -> bool:
@@ -567,7 +588,10 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
 def _work_year(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
     """"Jaws is a 1975 American thriller film": the year modifying the predicate noun of a
     work (``WORK_NOUNS``) whose copular subject is a named entity is the work's release year.
-    Only one year-precision date counts, not a range ("a 2010–2017 series")."""
+    Only one year-precision date counts, not a range ("a 2010–2017 series"), and not where
+    the sentence dates the release itself ("a 1964 Italian film, released in 1965")."""
+    if any(t.lemma.lower() in _RELEASE for t in sent.tokens):
+        return
     for tok in sent.tokens:
         if tok.lemma.lower() not in WORK_NOUNS or not sent.deps(tok.i, "cop"):
             continue

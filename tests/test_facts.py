@@ -678,3 +678,34 @@ def test_rules_17_controlled_subjects_labels_and_titles(nlp: CoreNLP) -> None:
     assert ("Elon Musk", "member_of", "Tesla Motors") in got(
         "Elon Musk", "Elon Musk is a businessman.", "In 2004, Musk joined Tesla Motors as "
         "chairman.")
+
+
+def test_rules_18_computed_dates_titles_and_far_participles(nlp: CoreNLP) -> None:
+    """From the blind labels of rules 17, each with the sentence that still gives a fact."""
+    def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *sentences))
+
+    # a date the tagger computed from another ("more than 15 years later" -> 2032)
+    assert not any(r == "event" for _, r, _ in got(
+        "Elon Musk", "Elon Musk is a businessman.", "In 2017, more than 15 years later, Musk "
+        "purchased the X.com domain from PayPal."))
+    assert ("Elon Musk", "event", "2017") in got(
+        "Elon Musk", "Elon Musk is a businessman.", "In 2017, Musk purchased the X.com domain "
+        "from PayPal.")
+    # a change is no amount the subject has
+    assert not any(r == "quantity" for _, r, _ in got(
+        "Amazon (company)", "Amazon is a company.", "In January 2023, Amazon cut 18,000 jobs."))
+    # a lifespan after a title ("1st Viscount Astor") is not the title's
+    assert not got("William Waldorf Astor", 'William Waldorf "Willy" Astor, 1st Viscount Astor '
+                   "(March 31, 1848 – October 18, 1919) was an American-born attorney.")
+    # a relative clause on the agent of a "by" phrase
+    assert not any(s == "Trigger Alpert" for s, _, _ in got(
+        "Trigger Happy!", "Trigger Happy! is the sole album led by American jazz double "
+        "bassist Trigger Alpert which was recorded in 1956 for the Riverside label."))
+    # a participle far from the predicate noun is not its subject's; near it, it is
+    assert not got("The Delta Machine Tour", "The Delta Machine Tour was a concert tour by "
+                   "Depeche Mode in support of the group's album, \"Delta Machine\", released "
+                   "22 March 2013.")
+    assert got("Some Film", "Some Film is a 2005 American film produced by Anna Berg and "
+               "directed by Olof Lund.") >= {("Some Film", "produced_by", "Anna Berg"),
+                                             ("Some Film", "directed_by", "Olof Lund")}

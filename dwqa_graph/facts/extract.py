@@ -18,17 +18,18 @@ and any sentence with "respectively", gives no fact: precision over recall.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, Fact, Relation
 from dwqa_graph.facts.resolve import WORK_NOUNS, PageResolver, Span, entity_ref
-from dwqa_graph.language.doc import Sentence
+from dwqa_graph.language.doc import Mention, Sentence
 from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "17"
+RULES_VERSION = "18"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -57,7 +58,10 @@ _PLACE_NER = {"LOCATION", "CITY", "STATE_OR_PROVINCE", "COUNTRY"}
 _DATE_RELS = ("obl:in", "obl:on", "obl:tmod", "nmod:tmod")
 # Verbs whose number is a part, a place or a rank, not an amount the subject has (rules
 # 17: "It included 50 people who were on the Mayflower", "It lies 2 km west of ...").
-_NOT_HELD = {"include", "lie", "stand", "sit", "rank", "finish", "place"}
+_NOT_HELD = {"include", "lie", "stand", "sit", "rank", "finish", "place",
+             # a change is not what the subject has ("cut over 18,000 jobs", rules 18)
+             "cut", "lose", "add", "gain", "reduce", "increase", "drop", "shed", "eliminate",
+             "lay off", "lay"}
 # Verbs whose object is what was said, not what the subject has or did.
 _REPORTING = {"announce", "report", "reveal", "confirm", "unveil", "name", "cast", "list",
               "claim", "estimate", "say", "predict", "project"}
@@ -196,7 +200,7 @@ def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
     out = []
     for h in heads:
         s = _span_at(spans, h)
-        if s is None and sent.deps(h, "cop"):
+        if s is None and sent.deps(h, "cop") and _next_to(sent, h, v):
             # "Titanic is a film directed by X": the participle's noun is the predicate of a
             # copula; its subject is the entity.
             s = next((x for n in sent.deps(h, "nsubj") if (x := _span_at(spans, n))), None)
@@ -206,6 +210,20 @@ def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
 
 
 _BY_RELS = ("obl:agent", "obl:by", "nmod:agent", "nmod:by")
+# What may stand between a noun and the participle that modifies it ("a film, first
+# released", "a film written and directed by").
+_BETWEEN = {",", "RB", "CC", "VBN", "``", "''", "-LRB-", "-RRB-", "JJ"}
+
+
+def _next_to(sent: Sentence, noun: int, v: int) -> bool:
+    """The participle follows its noun closely: "a concert tour by Depeche Mode in support of
+    the album "Delta Machine", released 22 March 2013" is the album's release, whatever the
+    parser attached it to (rules 18)."""
+    if v > noun and all(sent.token(k).pos in _BETWEEN for k in range(noun + 1, v)):
+        return True
+    # the second of two ("a film produced by A and directed by B")
+    return any(rel.startswith("conj") and u != v and _next_to(sent, noun, u)
+               for rel, u in sent.heads(v) if u and u < v)
 
 
 def _unsure_subjects(sent: Sentence, v: int, spans: list[Span]) -> bool:
@@ -228,8 +246,8 @@ def _unsure_subjects(sent: Sentence, v: int, spans: list[Span]) -> bool:
             return True
     for h in heads:
         if ("acl:relcl", h) in sent.heads(v) and any(
-                r.startswith("nmod") for r, _ in sent.heads(h)):
-            return True
+                r.startswith("nmod") or r in _BY_RELS for r, _ in sent.heads(h)):
+            return True  # also "the album led by Trigger Alpert, which was recorded ..."
     return False
 
 
@@ -239,11 +257,20 @@ def _date(sent: Sentence, v: int) -> DateValue | None:
     for d in sent.deps(v, *_DATE_RELS):
         m = sent.mention_at(d)
         if m is not None and m.ner == "DATE":
-            found[(m.first, m.last)] = date_value(m.norm)
+            found[(m.first, m.last)] = _written_date(m)
     values = set(found.values())
     if len(values) != 1:
         return None
     return values.pop()
+
+
+def _written_date(m: Mention) -> DateValue | None:
+    """The mention's date, unless the tagger computed it from another ("In 2017, more than
+    15 years later" is normalised to 2032, rules 18): a year written in the mention must be
+    the date's year."""
+    value = date_value(m.norm)
+    written = {int(w) for w in re.findall(r"\b(\d{4})\b", m.text)}
+    return None if value is None or (written and value.year not in written) else value
 
 
 def _entities(sent: Sentence, v: int, spans: list[Span], *rels: str) -> list[Span]:
@@ -554,6 +581,8 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
             continue
         if sent.token(s.last + 1).word != "(":
             continue
+        if s.first > 1 and sent.token(s.first - 1).ner == "ORDINAL":
+            continue  # "…, 1st Viscount Astor (1848 – 1919)": a title, whose holder is unsaid
         close = next((j for j in range(s.last + 2, len(sent.tokens) + 1)
                       if sent.token(j).word == ")"), None)
         if close is None:

@@ -68,7 +68,7 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert not any(p[0] == "bridge" and "Ridley Scott" in p[1] for p in found)
     # the film is named with its page title's qualifier; a person whose title has none, bare
     bridge = next(p for p in g.paths if p.form == "bridge" and p.facts[0].subject == "Titanic")
-    assert bridge.facts[0].subject_named == "Titanic (1997 film)"
+    assert bridge.facts[0].subject_named == "the 1997 film Titanic"
     assert bridge.facts[0].object_named == "James Cameron"
     # Cameron's two films are compared; the Scotts, who share only a birthplace, are not
     comparisons = [p for p in g.paths if p.form == "comparison"]
@@ -213,7 +213,14 @@ def test_bridge_wording_and_answer() -> None:
 
 def test_a_title_qualifier_names_the_entity_unless_it_gives_a_year_away() -> None:
     calf = ["The Golden Calf (1930 film) - Wikipedia"]
-    assert qualified_name("The Golden Calf", calf) == "The Golden Calf (1930 film)"
+    assert qualified_name("The Golden Calf", calf) == "the 1930 film The Golden Calf"
+    # as a reader writes it where the qualifier says what the entity is, else in brackets
+    assert qualified_name("Amazon", ["Amazon (company) - Wikipedia"]) == "the company Amazon"
+    assert qualified_name("Deep South", ["Deep South (film)"]) == "the film Deep South"
+    assert qualified_name("Metrocenter Mall", ["Metrocenter Mall (Jackson, Mississippi)"]) \
+        == "Metrocenter Mall (Jackson, Mississippi)"
+    assert qualified_name("Tom Smith", ["Tom Smith (American football)"]) \
+        == "Tom Smith (American football)"
     # no qualifier, another page's title, or two different qualifiers: the bare name
     assert qualified_name("James Cameron", ["James Cameron"]) == "James Cameron"
     assert qualified_name("The Golden Calf", ["Golden Calf Award (film)"]) == "The Golden Calf"
@@ -221,7 +228,16 @@ def test_a_title_qualifier_names_the_entity_unless_it_gives_a_year_away() -> Non
     film = TITANIC.model_copy(update={"subject": "The Golden Calf", "subject_titles": calf})
     for seed in range(10):  # the director's birth year: the film's year gives nothing away
         q = render(FactPath(form="bridge", facts=[film, BORN]), random.Random(seed)).question
-        assert "The Golden Calf (1930 film)" in q
+        assert "the 1930 film The Golden Calf" in q
+    # a question that opens with a qualified name opens with a capital
+    amazon = ["Amazon (company) - Wikipedia"]
+    founded = fact("Amazon", "founded", "ORG", year=1994, subject_titles=amazon)
+    launch = fact("Amazon", "event", "ORG", year=2006, verb="launch", version="v2",
+                  phrase="launched the Fulfillment by Amazon program", subject_titles=amazon)
+    qs = {render(FactPath(form="temporal", facts=[founded, launch]),
+                 random.Random(s)).question for s in range(20)}
+    assert all(q[0].isupper() and "(company)" not in q and "company Amazon" in q
+               for q in qs), qs
     # a path about the film's own release year names it bare
     released = fact("The Golden Calf", "released", "MISC", year=1930, subject_titles=calf)
     maker = BORN.model_copy(update={"year": 1890, "date": "1890"})

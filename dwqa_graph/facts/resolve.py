@@ -84,14 +84,29 @@ def title_qualifier(title: str) -> tuple[str, str] | None:
     return (t[:m.start()], m.group(0).strip()) if m else None
 
 
+#: A qualifier that says what kind of thing the entity is, read in English before the name:
+#: "(1930 film)" -> "the 1930 film The Golden Calf", "(company)" -> "the company Amazon",
+#: "(American band)" -> "the American band X". Other qualifiers ("(Jackson, Mississippi)",
+#: "(American football)") stay in brackets.
+_KIND = re.compile(
+    r"\(((?:\d{4} )?(?:[A-Z][a-z]+ )?(?:film|company|album|song|band|novel|book|play|musical|"
+    r"TV series|television series|series|video game|magazine|newspaper|musician|singer|"
+    r"actor|actress|footballer|politician|rapper|group|manga|opera|painting|ship|EP|"
+    r"soundtrack|documentary|short story|poem|franchise|airline|bank|website|software))\)$")
+
+
 def qualified_name(name: str, titles: list[str]) -> str:
     """The name with the qualifier its page's title gives it, for a question to name it by:
-    "The Golden Calf" on the page "The Golden Calf (1930 film)" is "The Golden Calf (1930
-    film)" (several films have the bare title). The bare name when no title, or more than
-    one, qualifies it."""
+    "The Golden Calf" on the page "The Golden Calf (1930 film)" is "the 1930 film The
+    Golden Calf" (several films have the bare title; a reader would not write the page
+    title's brackets). The bare name when no title, or more than one, qualifies it."""
     found = {q[1] for t in titles if (q := title_qualifier(t))
              and norm_name(q[0]) == norm_name(name)}
-    return f"{name} {found.pop()}" if len(found) == 1 else name
+    if len(found) != 1:
+        return name
+    qualifier = found.pop()
+    kind = _KIND.fullmatch(qualifier)
+    return f"the {kind.group(1)} {name}" if kind else f"{name} {qualifier}"
 
 
 def entity_ref(name: str, type_: EntityType, generic: bool = False) -> EntityRef:

@@ -34,7 +34,7 @@ CHOICE_SHARE = 0.15
 #: 6: years between two facts asked "How many calendar years after ... did ...?" wherever the
 #: event has a verb, the frames blind reviewers marked template-like only as a fallback; a
 #: company's legal form is no surname).
-TEMPLATES_VERSION = "6"
+TEMPLATES_VERSION = "7"
 
 
 class Unworded(Exception):
@@ -451,9 +451,11 @@ def _titles_not_revealing(path: Path) -> Path:
 
 def render(path: Path, rng: random.Random) -> Rendered:
     """The question a path asks, worded with ``rng``'s choices. Entities are named with
-    their page title's qualifier ("The Golden Calf (1930 film)") unless it states a year
-    the question is about."""
-    return _RENDER[path.form](_titles_not_revealing(path), rng)
+    their page title's qualifier ("the 1930 film The Golden Calf", "Metrocenter Mall
+    (Jackson, Mississippi)") unless it states a year the question is about."""
+    got = _RENDER[path.form](_titles_not_revealing(path), rng)
+    # a qualified name may open the question ("the 1930 film The Golden Calf came out ...")
+    return got.model_copy(update={"question": got.question[:1].upper() + got.question[1:]})
 
 
 def covered() -> dict[str, set[Any]]:

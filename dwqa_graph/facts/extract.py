@@ -56,12 +56,17 @@ _TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time
 #: Named-entity tags of places (a lifespan's brackets may name where).
 _PLACE_NER = {"LOCATION", "CITY", "STATE_OR_PROVINCE", "COUNTRY"}
 _DATE_RELS = ("obl:in", "obl:on", "obl:tmod", "nmod:tmod")
+# A "by" phrase's agent ("produced by Apple Inc.").
+_BY_RELS = ("obl:agent", "obl:by", "nmod:agent", "nmod:by")
+# What may stand between a noun and the participle that modifies it ("a film, first
+# released", "a film written and directed by").
+_BETWEEN = {",", "RB", "CC", "VBN", "``", "''", "-LRB-", "-RRB-", "JJ"}
 # Verbs whose number is a part, a place or a rank, not an amount the subject has (rules
 # 17: "It included 50 people who were on the Mayflower", "It lies 2 km west of ...").
 _NOT_HELD = {"include", "lie", "stand", "sit", "rank", "finish", "place",
              # a change is not what the subject has ("cut over 18,000 jobs", rules 18)
              "cut", "lose", "add", "gain", "reduce", "increase", "drop", "shed", "eliminate",
-             "lay off", "lay"}
+             "lay"}  # (a phrasal verb is matched by its first word: "lay off")
 # Verbs whose object is what was said, not what the subject has or did.
 _REPORTING = {"announce", "report", "reveal", "confirm", "unveil", "name", "cast", "list",
               "claim", "estimate", "say", "predict", "project"}
@@ -183,14 +188,14 @@ def _irrealis(sent: Sentence, v: int) -> bool:
 def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
     """The named entities that are the verb's subject (see the module docstring)."""
     heads = sent.deps(v, "nsubj", "nsubj:pass")
+    if _unsure_subjects(sent, v, heads, spans):
+        return []
     # the subject of "to become" in "A surpassed B to become ..." is A or B as the parser
     # guesses (rules 17): a controlled subject counts only where the governing verb has
     # no object
     heads += [h for h in sent.deps(v, "nsubj:xsubj")
               if not any(rel.startswith("xcomp") and sent.deps(g, "obj")
                          for rel, g in sent.heads(v) if g)]
-    if _unsure_subjects(sent, v, spans):
-        return []
     if not heads:
         # A participle modifying a noun: "the film directed by X", "Lively (born 1987)" --
         # not a noun inside a "by" phrase: "an application produced by Apple Inc., first
@@ -209,12 +214,6 @@ def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
     return out
 
 
-_BY_RELS = ("obl:agent", "obl:by", "nmod:agent", "nmod:by")
-# What may stand between a noun and the participle that modifies it ("a film, first
-# released", "a film written and directed by").
-_BETWEEN = {",", "RB", "CC", "VBN", "``", "''", "-LRB-", "-RRB-", "JJ"}
-
-
 def _next_to(sent: Sentence, noun: int, v: int) -> bool:
     """The participle follows its noun closely: "a concert tour by Depeche Mode in support of
     the album "Delta Machine", released 22 March 2013" is the album's release, whatever the
@@ -226,23 +225,21 @@ def _next_to(sent: Sentence, noun: int, v: int) -> bool:
                for rel, u in sent.heads(v) if u and u < v)
 
 
-def _unsure_subjects(sent: Sentence, v: int, spans: list[Span]) -> bool:
+def _unsure_subjects(sent: Sentence, v: int, heads: list[int], spans: list[Span]) -> bool:
     """The parse does not say whose the verb is (rules 16, from the blind labels):
     - several subjects that are not one coordination of named entities ("At a celebration
       honouring Alan Greenspan, ..., Rajan delivered": both are the verb's nsubj; "Harry
       Potter and the Philosopher's Stone was published": one conjunct is no entity);
     - a relative clause on a noun inside another noun's phrase ("the Greek name for the Red
       Sea, which was adopted ...": the name or the sea)."""
-    heads = sent.deps(v, "nsubj", "nsubj:pass")
-    # one entity may be several heads ("Tesla, Inc.")
     named = [_span_at(spans, h) for h in heads]
-    one = bool(named) and named[0] is not None and all(n == named[0] for n in named)
-    if len(heads) > 1 and not one:
+    # one entity may be several heads ("Tesla, Inc.")
+    if len(heads) > 1 and not (named[0] is not None and all(n == named[0] for n in named)):
         linked = {h for h in heads for r, d in sent.children.get(h, ())
                   if r.startswith("conj") and d in heads}
         linked |= {d for h in linked for r, d in sent.children.get(h, ())
                    if r.startswith("conj")}
-        if set(heads) - linked or any(_span_at(spans, h) is None for h in heads):
+        if set(heads) - linked or None in named:
             return True
     for h in heads:
         if ("acl:relcl", h) in sent.heads(v) and any(
@@ -402,7 +399,9 @@ _KIND_WORDS = {"award", "prize", "tour", "cup", "trophy", "medal", "championship
 
 def _partial_name(sent: Sentence, s: Span) -> bool:
     """The mention is the end of a longer name the tagger cut ("an ITFA Best Supporting
-    Actor Award" tagged as "Award"), or a kind word standing for a name ("the Tour")."""
+    Actor Award" tagged as "Award"), or a kind word standing for a name ("the Tour").
+    Wider than ``resolve.fragment`` (proper nouns joined as name parts, for every mention):
+    any modifier before it, which for an award's or a group's name is part of the name."""
     if s.name.lower() in _KIND_WORDS:
         return True
     return any(d < s.first and sent.token(d).ner not in _TIME_NER

@@ -325,6 +325,51 @@ def test_page_subject_in_subject_position(nlp: CoreNLP) -> None:
     assert triples(elvis) == {("Elvis Presley", "born", "1935-01-08")}
 
 
+def test_pronoun_reads_the_sentence_before(nlp: CoreNLP) -> None:
+    """"It" whose paragraph's sentence before was about another thing is not the page's
+    subject (blind labels of rules 18: GPT-2 on the GPT-3 page, the Reichstag on the
+    Bundestag page); the same sentences a paragraph apart, or after a sentence about the
+    page's subject, are."""
+    def read(title: str, *paragraphs: str) -> set[tuple[str, str, str]]:
+        text = "\n".join(paragraphs)
+        doc = nlp.annotate(text)
+        page = PageResolver(title, [(s, text) for s in doc.sentences])
+        return triples(read_facts(Passage("v", 0, text), doc.sentences, page, "t"))
+
+    lead = "GPT-3 is a large language model released by OpenAI in 2020."
+    other = "Its predecessor, GPT-2, was announced in February 2019."
+    it = "It had 1.5 billion parameters. It was released in full in November 2019."
+    chained = read("GPT-3", f"{lead} {other} {it}")
+    assert not {f for f in chained if f[2] in ("1.5e+09 parameter", "2019-11")}, chained
+    assert {("GPT-3", "quantity", "1.5e+09 parameter"), ("GPT-3", "released", "2019-11")} \
+        <= read("GPT-3", f"{lead} {other}", it)
+    assert not read("Bundestag", "The Bundestag is the German federal parliament. The "
+                    "Reichstag was damaged by fire in 1933. It last convened on 26 April 1942.")
+    # After a sentence about the page's subject, or about a person, "It" is the subject.
+    assert ("Titanic", "released", "1997-12-19") in read(
+        "Titanic (1997 film)", "Titanic is a 1997 American film directed by James Cameron. "
+        "The film was shot in Mexico. It was released on December 19, 1997.")
+    assert ("Titanic", "released", "1997-12-19") in read(
+        "Titanic (1997 film)", "Titanic is a 1997 American film. Cameron wrote the script in "
+        "1995. It was released on December 19, 1997.")
+
+
+def test_group_page_is_no_person(nlp: CoreNLP) -> None:
+    """A group's page says "she" of its members; its lead says it is a group."""
+    page = ("Blackpink is a South Korean girl group formed by YG Entertainment. "
+            "She was first introduced in May 2012 in a video. She sang on it.")
+    doc = nlp.annotate(page)
+    assert PageResolver("Blackpink", [(s, page) for s in doc.sentences]).subject_type \
+        != "PERSON"
+    # A person the lead calls by a noun the tagger does not read as a title, on a page that
+    # says "she" throughout, is still a person (and "She" her).
+    person = ("Kim Kardashian is an American media personality. She was born on October 21, "
+              "1980. She married Kanye West in 2014.")
+    doc = nlp.annotate(person)
+    assert PageResolver("Kim Kardashian", [(s, person) for s in doc.sentences]) \
+        .subject_type == "PERSON"
+
+
 def test_resolution(nlp: CoreNLP) -> None:
     # A surname two people on the page share is nobody; a surname one person has is them.
     shared = facts_of(nlp, None,
@@ -646,6 +691,11 @@ def test_an_event_phrase_is_never_cut_before_what_it_needs(nlp: CoreNLP) -> None
                    "to port its adventure games to the service.") == {None}
     assert phrases("Elon Musk", "In 2012, Musk was listed on the Forbes Billionaires "
                    "List.") == {"was listed on the Forbes Billionaires List"}
+    # a duration left out inside the phrase is what the event was about (rules 19)
+    assert phrases("Roald Amundsen", "In 1907, Amundsen spent four weeks at Claus's station "
+                   "in Greenland.") == {None}
+    assert phrases("Roald Amundsen", "In 1907, Amundsen arrived at Claus's station in "
+                   "Greenland.") == {"arrived at Claus's station in Greenland"}
 
 
 def test_rules_17_controlled_subjects_labels_and_titles(nlp: CoreNLP) -> None:

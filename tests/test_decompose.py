@@ -75,6 +75,13 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     assert a.answer("At what age did Tony Scott die?").answer == "68"
     got = a.answer("How old was Cristiano Ronaldo on the day Ronaldo signed for Real Madrid?")
     assert got.answer == "24", got.steps
+    # templates v8: the age "when" the event happened, by its gerund; the years after a
+    # first event worded as a gerund ("signing for Real Madrid")
+    got = a.answer("How old was Cristiano Ronaldo when signing for Real Madrid?")
+    assert got.answer == "24", got.steps
+    got = a.answer("How many calendar years after signing for Real Madrid did Cristiano "
+                   "Ronaldo sign for Juventus?")
+    assert got.answer == "9 years", got.steps
     got = a.answer("Titanic came out how many years after its director's birth year?")
     assert got.answer == "43 years", got.steps
     # a choice between the two options the question ends with, both ways, and through a

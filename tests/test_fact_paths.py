@@ -397,9 +397,11 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
     pair = pairs[:1]
     worded = {render(pair[0], random.Random(s)).question for s in range(30)}
     assert len(worded) >= 2
-    # both events by their phrases (the second as "did Ronaldo sign for Juventus")
-    assert all("signed for Real Madrid" in q and "did Ronaldo sign for Juventus" in q
-               for q in worded)
+    # both events by their phrases (the second as "did Ronaldo sign for Juventus", the
+    # first as "signing for Real Madrid" where the subject is named once)
+    assert all(("signed for Real Madrid" in q and "did Ronaldo sign for Juventus" in q)
+               or ("signing for Real Madrid" in q
+                   and "did Cristiano Ronaldo sign for Juventus" in q) for q in worded)
     assert {render(pair[0], random.Random(s)).answer for s in range(30)} == {"9 years"}
     born = [p for p in g.paths if [f.relation for f in p.facts] == ["born", "event"]]
     assert len(born) == 3  # the birth with each signing; never with a Lisbon visit
@@ -445,14 +447,33 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
           for s in range(60)}
     assert qs == {"How many calendar years after Cristiano Ronaldo signed for Real Madrid did "
                   "Ronaldo sign for Juventus?",
-                  "Cristiano Ronaldo signed for Real Madrid. How many calendar years later did "
+                  # templates v8: the first event as a gerund, the subject named once
+                  "How many calendar years after signing for Real Madrid did Cristiano "
                   "Ronaldo sign for Juventus?"}
-    # a passive keeps its auxiliary, before the subject
+    # a passive keeps its auxiliary, before the subject; as a gerund it is "being ..."
     elected = b.model_copy(update={"phrase": "was elected to the Senate", "verb": "elect"})
     qs = {render(FactPath(form="temporal", facts=[a, elected]), random.Random(s)).question
           for s in range(60)}
     assert "How many calendar years after Cristiano Ronaldo signed for Real Madrid was " \
            "Ronaldo elected to the Senate?" in qs
+    qs = {render(FactPath(form="temporal", facts=[elected.model_copy(update={"year": 2001}),
+                                                  b]), random.Random(s)).question
+          for s in range(60)}
+    assert "How many calendar years after being elected to the Senate did Cristiano Ronaldo " \
+           "sign for Juventus?" in qs
+    # both to the day after a birth: the age "when" the event happened
+    born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day")
+    signed = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
+    r = render(FactPath(form="temporal", facts=[born, signed]), random.Random(0))
+    assert (r.question, r.answer) == ("How old was Cristiano Ronaldo when signing for Real "
+                                      "Madrid?", "24")
+    # the inflection is the library's: "running", "making", not "runing", "makeing"
+    ran = a.model_copy(update={"phrase": "ran for Congress", "verb": "run"})
+    made = b.model_copy(update={"phrase": "made his debut for Portugal", "verb": "make"})
+    qs = {render(FactPath(form="temporal", facts=[ran, made]), random.Random(s)).question
+          for s in range(60)}
+    assert "How many calendar years after running for Congress did Cristiano Ronaldo make " \
+           "his debut for Portugal?" in qs
     # control: no verb, no clause: the year frame
     bare = b.model_copy(update={"verb": ""})
     q = render(FactPath(form="temporal", facts=[a, bare]), random.Random(0)).question

@@ -17,6 +17,7 @@ import random
 import re
 from typing import Any, Literal
 
+from lemminflect import getInflection
 from pydantic import BaseModel, Field
 
 from dwqa_graph.facts.resolve import title_qualifier
@@ -33,8 +34,11 @@ CHOICE_SHARE = 0.15
 #: 5: a surname keeps its particle, "Van Buren"; an event's phrase loses a trailing dash;
 #: 6: years between two facts asked "How many calendar years after ... did ...?" wherever the
 #: event has a verb, the frames blind reviewers marked template-like only as a fallback; a
-#: company's legal form is no surname).
-TEMPLATES_VERSION = "7"
+#: company's legal form is no surname; 7: a title's qualifier as a reader writes it, "the
+#: 1930 film The Golden Calf"; 8: the first of two events as a gerund, the subject named
+#: once ("How many calendar years after signing X did Netflix ...?"), an age "when making
+#: ...", no "X did Y. How many ... later" frame).
+TEMPLATES_VERSION = "8"
 
 
 class Unworded(Exception):
@@ -286,18 +290,25 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     # sign for Juventus", "was Kalam elected as ..."). The frames without {D2} (a fact with
     # no verb to put in the base form) read as fill-in frames to reviewers (all of them,
     # against 1 in 7 of "How many calendar years after ... did ...?"): only a fallback.
+    # {G1}: the first event as a gerund ("signing The Duffer Brothers", "being elected to
+    # the Senate"), so the subject is named once, in the clause {DS2} ("did Netflix appoint
+    # ...") -- reviewers marked "after {S} was born did {s} ..." and "{S} {P1}. How many ...
+    # later" template-like, and a subject next to its phrase copies the sentence's words.
+    # {W2}: the second event after "when" ("making his 100th appearance", "elected to ...").
     ("born", "event"): ("PERSON", {
         "t1": "How many years passed between the year {S} was born and the year {s} {P2}?",
-        "t4": "How many calendar years after {S} was born {D2}?"},
-        "How old was {S} on the day {s} {P2}?"),
+        "t4": "How many calendar years after {S} was born {D2}?",
+        "t5": "How many calendar years after being born {DS2}?"},
+        "How old was {S} when {W2}?"),
     ("founded", "event"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year {s} "
               "{P2}?",
-        "t4": "How many calendar years after {S} was founded {D2}?"}, None),
+        "t4": "How many calendar years after {S} was founded {D2}?",
+        "t5": "How many calendar years after its founding {DS2}?"}, None),
     ("event", "event"): (None, {
         "e1": "How many years passed between the year {S} {P1} and the year {s} {P2}?",
         "e4": "How many calendar years after {S} {P1} {D2}?",
-        "e5": "{S} {P1}. How many calendar years later {D2}?"}, None),
+        "e6": "How many calendar years after {G1} {DS2}?"}, None),
 }
 
 
@@ -305,6 +316,21 @@ def _phrase(f: PathFact) -> str:
     """An event's phrase as a question quotes it: without a dash the sentence ran on with
     ("performed on Louisiana Hayride—")."""
     return (f.phrase or "").strip(" -–—")
+
+
+def gerund_clause(f: PathFact, when: bool = False) -> str | None:
+    """An event as a gerund clause with no subject: "signed for Juventus" -> "signing for
+    Juventus", "was elected to the Senate" -> "being elected to the Senate" (after
+    ``when``: "elected to the Senate"). The inflection is the library's (lemminflect)."""
+    first, _, rest = _phrase(f).partition(" ")
+    if not rest:
+        return None
+    if first.lower() in ("was", "were"):
+        return rest if when else f"being {rest}"
+    if not f.verb:
+        return None
+    forms = getInflection(f.verb.split()[0], tag="VBG")
+    return f"{forms[0]} {rest}" if forms else None
 
 
 def event_clause(f: PathFact, subject: str) -> str | None:
@@ -407,13 +433,18 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
     s = short_name(f1.subject, f1.subject_type)
-    then = event_clause(f2, s)
     slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": _phrase(f1),
-             "P2": _phrase(f2), "s": s, "D2": then or ""}
-    # the question-clause frames where the event has one, the year frames where it has not
-    clause = {k: v for k, v in frames.items() if "{D2}" in v}
-    frames = clause if then and clause else {k: v for k, v in frames.items()
-                                             if "{D2}" not in v}
+             "P2": _phrase(f2), "s": s, "D2": event_clause(f2, s) or "",
+             "DS2": event_clause(f2, f1.subject_named) or "",
+             "G1": gerund_clause(f1) or "" if f1.relation == "event" else "",
+             "W2": gerund_clause(f2, when=True) or "" if f2.relation == "event" else ""}
+    # the question-clause frames where the events have the clauses, the year frames where
+    # they have not
+    clause = {k: v for k, v in frames.items()
+              if "{D" in v and all(slots[x] for x in re.findall(r"\{(\w+)\}", v))}
+    frames = clause or {k: v for k, v in frames.items() if "{D" not in v}
+    if age_frame is not None and "{W2}" in age_frame and not slots["W2"]:
+        age_frame = None
     b, d = _day(f1), _day(f2)
     if age_frame is not None and b is not None and d is not None:
         age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))

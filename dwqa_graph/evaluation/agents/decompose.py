@@ -220,7 +220,8 @@ class DecomposeAgent:
         asks_age = "old" in lemmas or "age" in lemmas
         if asks_age and "died" in dated:
             return self._age(subjects[0], read)
-        if asks_age and "day" in lemmas:  # "how old was X on the day X became ...": to the day
+        if asks_age and ("day" in lemmas or "when" in lemmas[1:]):
+            # "how old was X when making ..." / "on the day X became ...": to the day
             return self._age_at(subjects[0], words, read)
         if "year" in lemmas:
             # "X came out how many years after its director's birth": the credited person's
@@ -344,7 +345,11 @@ class DecomposeAgent:
             if f.year is None:
                 continue
             if f.relation == "event":
-                content = {w.lower() for w in (f.phrase or "").split()} - _STOP
+                # the verb by its lemma: the question may inflect it ("moving to Austin")
+                first, _, rest = (f.phrase or "").partition(" ")
+                verb = (f.verb or first).split()[0] if first.lower() not in ("was", "were") \
+                    else ""
+                content = ({w.lower() for w in rest.split()} | {verb.lower()}) - _STOP - {""}
                 score = len(content & words) / len(content) if content else 0.0
             else:
                 score = 1.0 if any(_DATED.get(w) == f.relation for w in words) else 0.0
@@ -446,8 +451,10 @@ def _options(question: str) -> tuple[str, str] | None:
 
 def _subjects(doc: object) -> list[str]:
     """The question's searchable subjects in order: entity mentions and runs of proper
-    nouns (a title the tagger does not call an entity: "Titanic")."""
+    nouns (a title the tagger does not call an entity: "Titanic"); a verb's subject first
+    ("after signing for Real Madrid did Cristiano Ronaldo sign ...": Ronaldo's years)."""
     out: list[str] = []
+    subjects: set[str] = set()
     for sent in doc.sentences:  # type: ignore[attr-defined]
         spans: list[tuple[int, int]] = [(m.first, m.last) for m in sent.mentions
                                         if m.ner in _SUBJECT_NER]
@@ -465,7 +472,10 @@ def _subjects(doc: object) -> list[str]:
             if any(text in o for o in out):
                 continue
             out = [o for o in out if o not in text] + [text]
-    return out
+            if any(r.startswith("nsubj") for i in range(first, last + 1)
+                   for r, _ in sent.heads(i)):
+                subjects.add(text)
+    return sorted(out, key=lambda o: o not in subjects)
 
 
 @AGENTS.register("decompose", arg="SEARXNG_URL?",

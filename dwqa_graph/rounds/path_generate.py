@@ -75,7 +75,7 @@ WORDING_TRIES = 3
 
 def is_path_generator(name: str | None) -> bool:
     """Whether a round's stored generator name is the fact-path generator's (with or without
-    a model wording it): its rounds draw from path pools, not claim pools."""
+    a model wording it): only its rounds have a path pool to count collisions over."""
     return bool(name) and (name == "paths" or str(name).startswith("paths-llm:"))
 
 

@@ -1,7 +1,8 @@
 """Evaluation at paper scale: a 500-item round, and the paraphrase prefilter on big sets.
 
-1. The built-in baseline agent over a round of 500 seed graphs (full-text search and page
-   reads in Neo4j, the reader in Python): items/s, and the share spent storing the run.
+1. The built-in baseline agent over a fact-path round of 500 seed graphs (bench_round's
+   synthetic film pages; full-text search and page reads in Neo4j, the reader in Python):
+   items/s, and the share spent storing the run.
 2. A network-bound agent that sleeps L per question: the run must take about n·L/concurrency
    (the thread pool really overlaps questions); target <= 1.2 x that.
 3. Leak&Test bookkeeping: ``memorize:`` lookups per second (it sits in front of every
@@ -23,11 +24,11 @@ from dwqa_graph.evaluation.agents.memorize import MemorizingAgent
 from dwqa_graph.evaluation.evaluate import evaluate, round_items, store_run
 from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.paraphrase import find_paraphrases, prefilter
-from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.round import new_round
 
 from ._server import start_bench_server, stop_bench_server
-from .bench_round import ENTITIES, load
+from .bench_round import FIRST, load
 
 
 class SleepyAgent:
@@ -51,7 +52,7 @@ def synthetic_questions(n: int, seed: int = 0) -> tuple[list[tuple[str, str]], P
     """n questions with a realistic vocabulary (thousands of names and nouns, as a benchmark
     has), 5% of them reworded copies of another: the planted paraphrase pairs."""
     rng = random.Random(seed)
-    names = [f"{rng.choice(ENTITIES).split()[0]}{i}" for i in range(max(200, n // 2))]
+    names = [f"{rng.choice(FIRST)}{i}" for i in range(max(200, n // 2))]
     nouns = [f"item{i}" for i in range(max(100, n // 4))]
     verbs = ["open", "approve", "delay", "fund", "announce", "complete", "cancel", "expand"]
     forms = ["When did {e} {v} the {t}?", "Who asked {e} to {v} the {t}?",
@@ -82,8 +83,8 @@ def main() -> None:
         with Store(settings) as store:
             store.wipe()
             store.apply_schema()
-            load(store, args.graphs, 15, 7)
-            t = new_round(store, seed=1, generator=RuleGenerator()).round
+            load(store, args.graphs)
+            t = new_round(store, seed=1, generator=PathGenerator()).round
             items = round_items(store, t)
             baseline = make_agent("baseline", store=store)
             evaluate(store, baseline, items[:20], target=f"round:{t}", round_t=t)  # warm plans

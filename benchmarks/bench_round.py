@@ -1,18 +1,15 @@
-"""One round at paper scale: 500 seed graphs x 15 documents x ~7 claims.
+"""One fact-path round at paper scale: 500 seed graphs x 3 documents of typed facts.
 
-1. Deterministic generator, every rubric check on (rounds/checks.py): prints the entity
-   linking time (once per claim), the checks' share of the round, the sampling time per
-   seed graph (the Cypher evidence query amortised over the graphs, plus the seeded draws)
-   and the end-to-end round time.
-   Targets: sampling <= 10 ms per seed graph, the round <= 30 s on 2 cores.
-2. LLM generator with a chat model that sleeps a fixed latency L per call: each candidate
-   costs one generation call, and one closed-book call when it passes the mechanical checks
-   (the generator's model is the round's closed-book probe). The candidate itself is the
-   rule generator's for the same draw, so candidates pass the checks as real items do (a
-   canned reply would fail them and every graph would burn all its attempts). The round
-   must take <= 1.2 x the latency-bound ideal (calls x L / concurrency).
+Each seed graph is a director's page and two of their films (synthetic facts written as the
+facts stage writes them), so every form but the intersection has paths.
 
-    .venv/bin/python -m benchmarks.bench_round [--graphs 500] [--latency 0.2]
+1. Template wording: the round end to end (path queries, draws, wording, checks, write),
+   and the path load per seed graph. Target: the round <= 30 s on 2 cores.
+2. Model wording with a chat model that sleeps a fixed latency L per call and words each
+   path as its template does (so it passes the checks as a good model's question would):
+   the round must take <= 1.2 x the latency-bound ideal (calls x L / concurrency).
+
+    .venv/bin/python -m benchmarks.bench_round [--graphs 500] [--latency 1.0]
     (DWQA_BENCH_BOLT_PORT / DWQA_BENCH_HTTP_PORT move its Neo4j off 7689/7476.)
 """
 
@@ -21,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import re
 import tempfile
 import time
@@ -31,166 +27,140 @@ from typing import Any
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from dwqa_graph.claims.features import features
+from dwqa_graph.facts.models import EntityRef, Fact
+from dwqa_graph.facts.stage import facts_plan
 from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM
 from dwqa_graph.models import stable_id
-from dwqa_graph.rounds.entities import link_entities
-from dwqa_graph.rounds.generate import LLMGenerator, QACandidate, RuleGenerator
-from dwqa_graph.rounds.round import load_graphs, new_round
-from dwqa_graph.rounds.sampling import Sample, SampleConfig, graph_seed, sample
+from dwqa_graph.rounds.path_generate import PathGenerator
+from dwqa_graph.rounds.paths import load_path_graphs
+from dwqa_graph.rounds.round import new_round
 
 from ._server import start_bench_server, stop_bench_server
 
-ENTITIES = ["Valmora Council", "Solvane Energy", "Ketterby Water Board", "Brannsfjord",
-            "Altmark Coaches", "Petra Landau"]
+FIRST = ("Halvard Anton Ruth Mats Petra Ingrid Lars Greta Nils Freya Oskar Sigrid Emil Liv "
+         "Tomas Karin Axel Hedda Viggo Maren").split()
+LAST = ("Ostrem Reske Aldane Fennick Vilde Tallmark Brenner Solberg Haugen Lindqvist Moberg "
+        "Sandvik Eklund Norberg Hallin Dahlgren Strand Vestby Roald Kjeldsen Aamodt Berglund "
+        "Fossum Granlund Lunde").split()
+WORDS = ("Salt Ferryman Harbour Winter Lantern Orchard Glass Northern Quiet Silver Copper "
+         "Distant Iron Amber Hollow Paper Velvet Crimson Stone Willow").split()
 
 
-def claim_text(rng: random.Random) -> str:
-    e = rng.choice(ENTITIES)
-    kind = rng.randrange(4)
-    # Distinct events and named quantities, so the rule generator writes items and every
-    # rubric check runs (identical events would be refused before the checks).
-    if kind == 0:
-        return f"{e} opened depot {rng.randint(1, 99)} in {rng.randint(1990, 2025)}."
-    if kind == 1:
-        return f"{e} approved a budget of {rng.randint(10, 900)} million euros."
-    if kind == 2:
-        return f"{e} delayed the project because of flooding near the river."
-    return f"{e} signed an agreement with {rng.choice(ENTITIES)} on the line."
+def person(g: int) -> str:
+    return f"{FIRST[g % len(FIRST)]} {LAST[g // len(FIRST) % len(LAST)]}"
 
 
-def load(store: Store, graphs: int, docs: int, claims: int) -> None:
-    rng = random.Random(0)
-    store.write("ingest/queries", [{"id": f"q{g}", "text": f"Question {g}?", "dataset": "bench",
-                                    "source": "bench", "source_file": "-", "source_line": 0}
-                                   for g in range(graphs)])
-    store.write("ingest/documents", [
-        {"id": f"q{g}d{d}", "url": f"https://example.org/{g}/{d}", "title": "",
-         "query_id": f"q{g}", "rank": d, "cite": d, "snippet": "", "round": 0,
-         "engine": "bench"} for g in range(graphs) for d in range(docs)])
-    versions, rows = [], []
+def film(g: int, k: int) -> str:
+    return f"The {WORDS[(g + 7 * k) % len(WORDS)]} {WORDS[(3 * g + k + 1) % len(WORDS)]} {g}{k}"
+
+
+def _ref(name: str, kind: Any) -> EntityRef:
+    return EntityRef(id=stable_id(kind, name.lower()), name=name, type=kind)
+
+
+def load(store: Store, graphs: int) -> None:
+    """Seed graph g: the page of director ``person(g)`` (born), two films' pages (directed
+    by them, released), as the ingest and facts stages would write them."""
+    store.write("ingest/queries", [{"id": f"q{g}", "text": f"Who directed {film(g, 0)}?",
+                                    "dataset": "bench", "source": "bench", "source_file": "-",
+                                    "source_line": 0} for g in range(graphs)])
+    docs, versions, facts = [], [], {}
     for g in range(graphs):
-        for d in range(docs):
-            texts = [claim_text(rng) for _ in range(claims)]
-            text = "\n".join(texts)
+        who = _ref(person(g), "PERSON")
+        born = (f"{who.name} (born 14 March {1900 + g % 60}) is a filmmaker from the north.",
+                "born", f"{1900 + g % 60}-03-14")
+        pages = [(who.name, who, [born])]
+        for k in (0, 1):
+            work = _ref(film(g, k), "MISC")
+            year = 1950 + (g + 11 * k) % 50
+            pages.append((work.name, work, [
+                (f"{work.name} is a drama directed by {who.name}.", "directed_by", who),
+                (f"{work.name} was released on 2 May {year}.", "released", f"{year}-05-02")]))
+        for d, (title, subject, sentences) in enumerate(pages):
+            text = " ".join(s for s, _, _ in sentences)
             vid = stable_id(g, d, text)
+            docs.append({"id": f"q{g}d{d}", "url": f"https://example.org/{g}/{d}",
+                         "title": title, "query_id": f"q{g}", "rank": d, "cite": d,
+                         "snippet": "", "round": 0, "engine": "bench"})
             versions.append({"id": vid, "document_id": f"q{g}d{d}", "text": text,
-                             "status": "dataset", "extractor": "bench", "fetched_at": None})
-            start = 0
-            for t in texts:
-                f = features(t)
-                props = {"id": stable_id(vid, start), "text": t, "span": t, "start": start,
-                         "end": start + len(t), "extractor": "bench", "match": "exact",
-                         "years": f.years, "dates": f.dates,
-                         "number_values": [n.value for n in f.numbers],
-                         "number_units": [n.unit or "" for n in f.numbers],
-                         "number_raw": [n.raw for n in f.numbers], "has_cause": f.has_cause,
-                         "cause_cues": f.cause_cues, "entities": f.entities}
-                rows.append({"version_id": vid, "props": {k: v for k, v in props.items()
-                                                          if v not in ([], None, False)}})
-                start += len(t) + 1
+                             "title": title, "status": "dataset", "extractor": "bench",
+                             "fetched_at": None})
+            start, out = 0, []
+            for sentence, relation, obj in sentences:
+                dated = isinstance(obj, str)
+                out.append(Fact(
+                    id=stable_id(vid, start), relation=relation, verb="be", subject=subject,
+                    object_kind="date" if dated else "entity",
+                    object=None if dated else obj, date=obj if dated else None,
+                    year=int(obj[:4]) if dated else None, precision="day" if dated else None,
+                    version_id=vid, start=start, end=start + len(sentence),
+                    evidence=sentence, extractor="bench"))
+                start += len(sentence) + 1
+            facts[vid] = out
+    store.write("ingest/documents", docs)
     store.write("ingest/versions", versions)
-    store.write("claims/write", rows)
+    store.write_plan(facts_plan(versions, facts, "bench", "bench"))
 
 
 class SleepyModel(GenericFakeChatModel):
-    """Answers every prompt with a valid QA pair for its first two claims, after ``latency``."""
+    """Words a path as its template does (the prompt's reference wording), after
+    ``latency``."""
 
-    latency: float = 0.2
+    latency: float = 1.0
 
     async def ainvoke(self, messages: Any, *a: Any, **k: Any) -> AIMessage:  # type: ignore[override]
         await asyncio.sleep(self.latency)
         last = messages[-1]
         prompt = str(last.content) if isinstance(last, BaseMessage) else str(messages)
-        labels = re.findall(r'"(doc\d+_claim\d+)"', prompt)
-        firsts: dict[str, str] = {}
-        for lab in labels:
-            firsts.setdefault(lab.split("_")[0], lab)
-        used = [{"doc_id": lab.split("_")[0], "claim_id": lab, "claim": ""}
-                for lab in list(firsts.values())[:3]]
-        return AIMessage(json.dumps([{"used_claims": used, "question":
-                                      f"Which figure is larger, n{random.random()}?",
-                                      "answer": "the first"}]))
-
-
-class SleepyGenerator(LLMGenerator):
-    """The LLM generator's call (prompt, cache, concurrency limit, the model's latency) with
-    the rule generator's candidate for the same draw."""
-
-    rule = RuleGenerator()
-
-    async def agenerate(self, sample: Sample) -> QACandidate:
-        await super().agenerate(sample)  # the model call; its canned reply is discarded
-        return await self.rule.agenerate(sample)
+        m = re.search(r"worded mechanically[^\n]*\n(.+)\n", prompt)
+        return AIMessage(json.dumps({"question": m.group(1).strip() if m else "?"}))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphs", type=int, default=500)
-    ap.add_argument("--docs", type=int, default=15)
-    ap.add_argument("--claims", type=int, default=7)
-    # 1 s per call: a realistic hosted-model latency (0.2 s makes the fixed Cypher and write
-    # costs dominate the round, which is not what this measures).
+    # 1 s per call: a realistic hosted-model latency (a short one makes the fixed Cypher and
+    # write costs dominate the round, which is not what this measures).
     ap.add_argument("--latency", type=float, default=1.0)
     ap.add_argument("--concurrency", type=int, default=16)
-    ap.add_argument("--rule-only", action="store_true", help="Skip the LLM round.")
+    ap.add_argument("--templates-only", action="store_true", help="Skip the model round.")
     args = ap.parse_args()
     settings, started = start_bench_server()
     try:
         with Store(settings) as store:
             store.wipe()
             store.apply_schema()
-            load(store, args.graphs, args.docs, args.claims)
+            load(store, args.graphs)
+            load_path_graphs(store, 1)  # warm the query plans; the first is not the round's
             t0 = time.perf_counter()
-            linked = link_entities(store)  # once per claim, like claim extraction
-            link_s = time.perf_counter() - t0
-            load_graphs(store, 1)  # warm the query plan; the first plan is not the round's
-            t0 = time.perf_counter()
-            graphs = load_graphs(store, 1)  # the evidence query alone (a round overlaps it)
-            evidence_ms = 1000 * (time.perf_counter() - t0) / args.graphs
-            # The draws alone: in a round they share the interpreter with the evidence
-            # decoding of later batches, which inflates their timer.
-            cfg = SampleConfig()
-            t0 = time.perf_counter()
-            for g in graphs:
-                for attempt in range(2):
-                    sample(g, cfg, graph_seed(1, g.query_id), attempt)
-            draws_ms = 1000 * (time.perf_counter() - t0) / (2 * len(graphs))
-            report = new_round(store, seed=1, generator=RuleGenerator())
+            graphs = load_path_graphs(store, 1)
+            paths_ms = 1000 * (time.perf_counter() - t0) / max(len(graphs), 1)
+            report = new_round(store, seed=1, generator=PathGenerator())
             llm_report = None
-            if not args.rule_only:
+            if not args.templates_only:
                 cache = Path(tempfile.mkdtemp()) / "llm.sqlite"
                 llm = LLM(SleepyModel(messages=iter([]), latency=args.latency),
                           cache_path=cache, concurrency=args.concurrency)
-                llm_report = new_round(store, seed=2, generator=SleepyGenerator(llm))
+                llm_report = new_round(store, seed=2, generator=PathGenerator(llm),
+                                       previous=0)
             store.wipe()
     finally:
         stop_bench_server(settings, started)
-    per_graph = evidence_ms + draws_ms * report.attempts / max(report.graphs, 1)
-    print(f"{args.graphs} seed graphs x {args.docs} documents x {args.claims} claims")
-    print(f"rule round: {report.items} items ({report.no_item} without), "
-          f"{report.seconds:.2f} s end to end (target <= 30 s)")
-    print(f"entity layer: {linked} claims linked in {link_s:.2f} s (once, before rounds)")
-    print(f"rubric checks: {report.checks_seconds:.2f} s = "
-          f"{100 * report.checks_seconds / max(report.seconds, 1e-9):.1f}% of the rule round; "
-          f"rejections {report.check_rejections}; patterns {report.patterns}")
-    print(f"sampling per seed graph: {per_graph:.2f} ms = evidence query {evidence_ms:.2f} ms "
-          f"+ {report.attempts / max(report.graphs, 1):.2f} draws x {draws_ms:.2f} ms "
-          f"(target <= 10 ms; draws timed inside the round: "
-          f"{report.sampling_ms_per_graph:.2f} ms per graph)")
+    print(f"{args.graphs} seed graphs x 3 documents; median paths per graph "
+          f"{report.set_quality.get('median_k')}")
+    print(f"template round: {report.items} items ({report.no_item} without; rejected "
+          f"{report.rejected_by_reason}), {report.seconds:.2f} s end to end (target <= 30 s)")
+    print(f"path load per seed graph: {paths_ms:.2f} ms (target <= 10 ms)")
     if llm_report is None:
         return
     calls = llm_report.llm.calls if llm_report.llm else 0
     ideal = calls * args.latency / args.concurrency
-    print(f"llm round: {llm_report.items} items ({llm_report.no_item} without; rejected "
-          f"{llm_report.rejected_by_reason}),")
-    print(f"  {calls} calls x {args.latency} s / "
-          f"{args.concurrency} = {ideal:.2f} s ideal; round took {llm_report.seconds:.2f} s = "
-          f"{llm_report.seconds / ideal:.2f} x (target <= 1.2 x); generation phase alone "
-          f"{llm_report.generation_seconds:.2f} s = "
-          f"{llm_report.generation_seconds / ideal:.2f} x (evidence loaded alongside); "
-          f"outside it (entity layer check, write) "
+    print(f"model-worded round: {llm_report.items} items ({llm_report.no_item} without; "
+          f"rejected {llm_report.rejected_by_reason}),")
+    print(f"  {calls} calls x {args.latency} s / {args.concurrency} = {ideal:.2f} s ideal; "
+          f"round took {llm_report.seconds:.2f} s = {llm_report.seconds / max(ideal, 1e-9):.2f} "
+          f"x (target <= 1.2 x); outside generation (write) "
           f"{llm_report.seconds - llm_report.generation_seconds:.2f} s")
 
 

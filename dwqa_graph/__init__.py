@@ -10,7 +10,7 @@ subpackage per stage::
     claims/      atomic claims with verbatim spans verified against the page text
     facts/       typed facts and resolved entities read from the claims
     language/    reading English (Stanford CoreNLP): below claims, facts, rounds, evaluation
-    rounds/      sample -> generate -> verify -> store one QA item per seed graph
+    rounds/      fact paths -> draw -> word -> check -> store one QA item per seed graph
     evaluation/  agents, scorers, static datasets, stored runs
     leakage/     run-time, pretraining and paraphrase checks; Leak&Test
     report/      HTML + PNG + JSON report

@@ -3,7 +3,8 @@
 Key: sha256 of the request's ``messages`` (JSON, keys sorted). A prompt with no recorded
 reply is kept in ``missing`` (and answered with ``[]``, i.e. "no item"), so the same server
 records the prompts a generator sends: run once, write the replies, run again to replay.
-Used by tests/test_llm_replay.py and to build tests/data/llm_replay.json.
+Used by tests/test_path_wording.py and tests/test_react_agent.py, and to record their
+fixtures.
 """
 
 from __future__ import annotations

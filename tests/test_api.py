@@ -22,7 +22,7 @@ from tests.paths import EXAMPLES, REPO_ROOT
 
 PACKAGE_DATA = (
     "dwqa_graph/cypher/rounds/export.cypher", "dwqa_graph/cypher/explore/seed_graphs.cypher",
-    "dwqa_graph/prompts/qa_temporal.md", "dwqa_graph/neo4j/DwqaNeo4j.java",
+    "dwqa_graph/prompts/path_wording.md", "dwqa_graph/neo4j/DwqaNeo4j.java",
     "dwqa_graph/neo4j/pom.xml", "dwqa_graph/neo4j/jvm.args", "dwqa_graph/py.typed",
 )
 
@@ -127,15 +127,19 @@ def test_wheel_works_outside_the_checkout(wheel_venv: Path, store: Store, env: d
     status = run("dwqa", "db", "status", "--json", extra=env)
     assert status.returncode == 0 and json.loads(status.stdout)["running"], status
 
+    # Facts are read with CoreNLP: the jars this machine already resolved (the user's cache,
+    # not the test's empty home, where Maven would fetch 500 MB again).
+    corenlp_classpath()
+    cache = {"DWQA_CACHE": str(_cache_dir())}
     port = free_port()
     examples = example_copy(work, port)
     with serve(examples / "web", port=port):
         steps = [("ingest", str(examples / "logs/agent_runs.jsonl"), "--dataset", "example"),
-                 ("fetch", "--allow-private"), ("claims",),
-                 ("round", "new", "--seed", "3", "--generator", "rule")]
+                 ("fetch", "--allow-private"), ("claims",), ("facts",),
+                 ("round", "new", "--seed", "3")]
         out = {}
         for step in steps:
-            proc = run("dwqa", *step, "--json", extra=env)
+            proc = run("dwqa", *step, "--json", extra=env | cache)
             assert proc.returncode == 0, (step, proc.stderr[-2000:])
             out[step[0]] = json.loads(proc.stdout)
     assert out["ingest"]["ingested"] == 3 and out["fetch"]["ok"] > 0
@@ -148,10 +152,6 @@ def test_wheel_works_outside_the_checkout(wheel_venv: Path, store: Store, env: d
     snippet = work / "snippet.py"
     snippet.write_text(readme_snippet().replace("8765", str(port)).replace(
         "examples/", f"{examples}/"))
-    # It reads facts with CoreNLP: the jars this machine already resolved (the user's cache,
-    # not the test's empty home, where Maven would fetch 500 MB again).
-    corenlp_classpath()
-    cache = {"DWQA_CACHE": str(_cache_dir())}
     proc = run("python", str(snippet), extra=env | cache)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (work / "out/api/report/index.html").exists()

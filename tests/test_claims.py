@@ -99,10 +99,6 @@ def test_rule_claims_on_real_pages_and_hotpotqa(store: Store, tmp_path: Path) ->
                       "COUNT { (v)-[:HAS_CLAIM]->() } AS n RETURN count(v) AS versions, "
                       "sum(CASE WHEN n > 0 THEN 1 ELSE 0 END) AS with_claims")
     assert hp["with_claims"] >= 0.9 * hp["versions"]
-    feats = store.read("MATCH (c:Claim) RETURN sum(toInteger(c.has_date)) AS dated, "
-                       "sum(toInteger(c.has_number)) AS numbered, "
-                       "sum(toInteger(c.has_cause)) AS causal")[0]
-    assert feats["dated"] > 100 and feats["numbered"] > 100 and feats["causal"] > 5
     again = extract_claims(store, extractor="rule")
     assert again.versions == 0  # processed versions are not processed twice
 
@@ -138,8 +134,8 @@ def test_scripted_model_outputs(store: Store, tmp_path: Path) -> None:
     assert report.llm is not None and report.llm.repairs == 1 and report.llm.calls == 2
     [bad] = store.read(SUBSTRING_VIOLATIONS)
     assert bad["n"] == 0
-    dated = store.read("MATCH (c:Claim) RETURN c.dates AS d ORDER BY c.start")
-    assert [r["d"] for r in dated] == [["2019-03-21"], ["2023-09-14"]]
+    kept = store.read("MATCH (c:Claim) RETURN c.text AS t ORDER BY c.start")
+    assert [r["t"] for r in kept] == [good["claim1"], good["claim2"]]
 
 
 def test_broken_and_runaway_models(store: Store, tmp_path: Path) -> None:

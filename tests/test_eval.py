@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.errors import NotFoundError, RunFailedError
 from dwqa_graph.evaluation.agents import AgentAnswer, RetrievedDoc
 from dwqa_graph.evaluation.datasets import import_static, static_items
@@ -26,13 +26,15 @@ from dwqa_graph.evaluation.evaluate import (
     round_items,
 )
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.llm import LLM
-from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.round import freeze_round, new_round
+from dwqa_graph.rounds.sampling import SampleConfig
 from dwqa_graph.web.fetch import pending_documents
 
-from .conftest import DATA, HOTPOT, scripted_model
+from .conftest import HOTPOT, scripted_model
+from .test_fact_paths import PAGES, build
 
 
 class DictAgent:
@@ -154,11 +156,10 @@ def test_evaluate_static_set_stores_run_predictions_and_traces(store: Store) -> 
     assert pending_documents(store) == []
 
 
-def test_rounds_snapshot_and_macro(store: Store) -> None:
-    ingest(store, [DATA / "dicaprio.json"])
-    extract_claims(store, extractor="rule")
-    for seed in (1, 2, 3):
-        new_round(store, seed=seed, generator=RuleGenerator())
+def test_rounds_snapshot_and_macro(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    build(store, nlp, tmp_path, PAGES)
+    for seed in (1, 2, 3):  # 'allow': every round has the graph's item, whatever the draws
+        new_round(store, seed=seed, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
     freeze_round(store, 1)
     answers = {i.question: i.golds[0] for t in (1, 2) for i in round_items(store, t)}
     agent = DictAgent(answers, spec="python:tests:rounds")

@@ -114,13 +114,12 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                                     "--reuse", "allow"], env=env)
     assert out.exit_code == 0, out.output
     assert "1 items for 1 seed graphs" in out.output and "two-option share" in out.output
-    # A graph that also holds a claim-generator round (marked so here): collisions refuse
-    # the mix, and the report counts the rounds of the newest round's kind instead of
-    # failing (the demo on a graph where someone tried both generators).
+    # A graph that also holds a round of another generator (marked so here): collisions
+    # refuse it, and the report counts the paths generator's rounds instead of failing.
     from dwqa_graph.report.data import gather
     with store._session(read=False) as session:
         session.run("MATCH (r:Round {t: $t}) SET r.generator = 'rules'", t=report.round)
-    with pytest.raises(UsageError, match="mix the paths generator"):
+    with pytest.raises(UsageError, match="not made by the paths generator"):
         collisions(store)
     data = gather(store)
     assert data.collisions is not None and report.round not in data.collisions["rounds"]
@@ -326,8 +325,7 @@ def test_templates_cover_the_enumerated_relations() -> None:
 def test_set_quality_counts() -> None:
     p = FactPath(form="bridge", facts=[TITANIC, BORN])
     gen = PathGenerator()
-    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
-    items = [gen.candidate(g, p, render(p, random.Random(s))) for s in range(10)]
+    items = [gen.candidate(p, render(p, random.Random(s))) for s in range(10)]
     q = set_quality(items, [20, 40, 60])
     assert q["two_option_share"] == 0.0 and q["answer_types"] == {"date": 10}
     assert q["median_k"] == 40 and q["collision_bound"]["bound"] == 0.25
@@ -488,9 +486,7 @@ def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: Core
     assert result.exit_code == 1 and "dwqa facts" in result.output, result.output
     assert "Traceback" not in result.output
     assert store.read("MATCH (r:Round) RETURN count(r) AS n") == [{"n": 0}]  # no number taken
-    # the claim generator does not need facts; after `dwqa facts` the default works
-    assert CliRunner().invoke(main, ["round", "new", "--seed", "1", "--generator", "rule"],
-                              env=env).exit_code == 0
+    # after `dwqa facts` the default works
     extract_facts(store, nlp=nlp)
     ok = CliRunner().invoke(main, ["round", "new", "--seed", "2"], env=env)
     assert ok.exit_code == 0, ok.output

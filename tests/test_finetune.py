@@ -7,6 +7,7 @@ numbers come from a full fine-tune (see docs/evaluation.md)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,8 +17,9 @@ from dwqa_graph.errors import AgentError
 from dwqa_graph.evaluation.agents import LeakableAgent, LeakedItem, make_agent
 from dwqa_graph.evaluation.agents.finetune import DEFAULTS, FinetuneAgent, parse_spec
 from dwqa_graph.graph.store import Store
+from dwqa_graph.language.corenlp import CoreNLP
 
-from .test_rounds import corpus  # noqa: F401  (fixture: example corpus + HotpotQA, claims)
+from .test_fact_paths import PAGES, build
 
 FACTS = [LeakedItem(question="What colour is the Valmora tram?", answer="teal"),
          LeakedItem(question="Who built the Valmora tram?", answer="Norvik Rail Works")]
@@ -56,12 +58,14 @@ def test_fine_tuning_raises_the_gold_answer_log_probability() -> None:
         agent.close()
 
 
-def test_leaktest_end_to_end_with_a_fine_tuned_model(corpus: Store,  # noqa: F811
+def test_leaktest_end_to_end_with_a_fine_tuned_model(store: Store, nlp: CoreNLP,
+                                                     tmp_path: Path,
                                                      env: dict[str, str]) -> None:
+    build(store, nlp, tmp_path, PAGES)  # one seed graph: one item a round
     spec = "finetune:smollm2@max_steps=2,batch=4,threads=1,tokens=8"
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", spec, "--leaked-agent", spec, "--rounds", "3",
-        "--generator", "rule", "--dataset", "example", "--concurrency", "1", "--json"], env=env)
+        "--reuse", "independent", "--concurrency", "1", "--json"], env=env)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     d = out["dynamic"]

@@ -1,6 +1,6 @@
 """Leak&Test end to end, offline: the memorising leaked agent over the baseline web agent.
 
-The paper's two claims, reproduced with real parts (Neo4j, fetched pages, generated rounds):
+The paper's two claims, reproduced with real parts (Neo4j, fetched pages, fact-path rounds):
 a static benchmark leaked whole gives a large, significant gain; on fresh rounds a
 verbatim-recall model gains only on the questions a round repeats from the leaked one.
 """
@@ -26,25 +26,26 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.leakage.leaktest import leaktest, list_leaktests
-from dwqa_graph.rounds.generate import RuleGenerator
+from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.sampling import SampleConfig
 from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 from tests.paths import EXAMPLES
 
 from .conftest import HOTPOT
-from .test_rounds import corpus  # noqa: F401  (fixture: example corpus + HotpotQA, claims)
+from .test_fact_paths import PAGES, build
+from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
 
 
-def test_static_leak_is_significant_and_fresh_rounds_are_not(corpus: Store,  # noqa: F811
+def test_static_leak_is_significant_and_fresh_rounds_are_not(films: Store,  # noqa: F811
                                                              env: dict[str, str],
                                                              tmp_path: Path) -> None:
-    store = corpus
+    store = films
     import_static(store, HOTPOT, "hotpot")
     leak_file = tmp_path / "leak.jsonl"
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", "baseline", "--leaked-agent", "memorize:baseline",
-        "--generator", "rule", "--rounds", "5", "--epsilon", "0.02", "--static", "hotpot",
+        "--rounds", "5", "--epsilon", "0.02", "--static", "hotpot",
         "--export-leak", str(leak_file), "--json"], env=env)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -55,9 +56,9 @@ def test_static_leak_is_significant_and_fresh_rounds_are_not(corpus: Store,  # n
     assert static["n"] == 27 and static["a_leak"] == 1.0
     assert static["gap"] > 0.3 and static["p_value"] < 0.05 and static["reject"] is True
     assert static["df"] == 26
-    # Claim (ii) holds only as far as the rounds are fresh. Connected sampling leaves few
-    # candidates per graph on this corpus, so consecutive rounds repeat some questions word
-    # for word, and a verbatim-recall model gains exactly there: its gap on round t can never
+    # Claim (ii) holds only as far as the rounds are fresh. A seed graph has few paths, so
+    # rounds may repeat some questions word for word, and a verbatim-recall model gains
+    # exactly there: its gap on round t can never
     # exceed the share of round t's questions repeated from the leaked round t-1 (and is 0
     # where nothing repeats). That is what the collision bound is for: small K, repeats.
     assert len(dynamic["gaps"]) == 4 and len(dynamic["rounds"]) == 4 and dynamic["df"] == 3
@@ -95,12 +96,12 @@ def test_static_leak_is_significant_and_fresh_rounds_are_not(corpus: Store,  # n
     assert {s["dataset"] for s in data["static"]} == {"hotpot"}
 
 
-def test_leaked_agent_that_cannot_learn_is_used_as_given(corpus: Store) -> None:  # noqa: F811
+def test_leaked_agent_that_cannot_learn_is_used_as_given(films: Store) -> None:  # noqa: F811
     """Without an in-process leak (a model fine-tuned elsewhere), M_leak is M itself here:
     every gap is exactly 0 -> the defined zero-variance result, not NaN."""
-    store = corpus
+    store = films
     a, b = make_agent("baseline", store=store), make_agent("baseline", store=store)
-    report = leaktest(store, a, b, rounds=3, generator=RuleGenerator(), seed=11)
+    report = leaktest(store, a, b, rounds=3, generator=PathGenerator(), seed=11)
     assert report.leaked_in_process is False
     assert report.dynamic["gaps"] == [0.0, 0.0]
     assert report.dynamic["t"] is None and report.dynamic["p_value"] == 1.0
@@ -110,7 +111,7 @@ def test_leaked_agent_that_cannot_learn_is_used_as_given(corpus: Store) -> None:
 def test_too_few_rounds_is_a_clear_error(store: Store) -> None:
     a = make_agent("baseline", store=store)
     with pytest.raises(ValueError, match="--rounds T >= 2"):
-        leaktest(store, a, a, rounds=1, generator=RuleGenerator())
+        leaktest(store, a, a, rounds=1, generator=PathGenerator())
 
 
 class OracleLeakedAgent:
@@ -150,14 +151,14 @@ class OracleLeakedAgent:
         pass
 
 
-def test_leak_that_carries_over_is_detected(corpus: Store) -> None:  # noqa: F811
+def test_leak_that_carries_over_is_detected(films: Store) -> None:  # noqa: F811
     from scipy import stats
-    store = corpus
+    store = films
     clean = make_agent("python:tests.test_leaktest:never_right", store=store)
-    # reuse="allow": full rounds (a fresh round skips graphs whose one candidate the round
-    # before used, and a 2-item round is too small for the oracle's 60%).
+    # reuse="allow": full rounds (a fresh round skips graphs whose every path uses a fact
+    # of the round before).
     report = leaktest(store, clean, OracleLeakedAgent(store), rounds=5,
-                      generator=RuleGenerator(), seed=31, epsilon=0.02,
+                      generator=PathGenerator(), seed=31, epsilon=0.02,
                       cfg=SampleConfig(reuse="allow"))
     d = report.dynamic
     assert report.leaked_in_process is True
@@ -173,12 +174,12 @@ def never_right(question: str) -> str:
 
 # -- leaked agents that learn, and the leak-transfer curve -----------------------------------
 def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
-    """Claim reuse counted the slow, obvious way from every (round, item, claim) triple."""
-    rows = store.read("MATCH (r:Round)-[:CONTAINS]->(i:QAItem)-[:USES]->(c:Claim) "
-                      "RETURN r.t AS t, i.id AS item, c.id AS claim")
+    """Fact reuse counted the slow, obvious way from every (round, item, fact) triple."""
+    rows = store.read("MATCH (r:Round)-[:CONTAINS]->(i:QAItem)-[:USES]->(f:Fact) "
+                      "RETURN r.t AS t, i.id AS item, f.id AS fact")
     uses: dict[int, dict[str, set[str]]] = {}
     for r in rows:
-        uses.setdefault(r["t"], {}).setdefault(r["item"], set()).add(r["claim"])
+        uses.setdefault(r["t"], {}).setdefault(r["item"], set()).add(r["fact"])
     out = []
     for prev, nxt in zip(rounds, rounds[1:], strict=False):
         seen: set[str] = set()
@@ -191,26 +192,25 @@ def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
     return out
 
 
-def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str],  # noqa: F811
+def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],  # noqa: F811
                                               tmp_path: Path) -> None:
     from dwqa_graph.evaluation.evaluate import round_items
     from dwqa_graph.leakage.curve import claim_reuse, list_leakcurves
     from dwqa_graph.leakage.leaktest import leaked_items
     from dwqa_graph.rounds.round import export_rows
 
-    store = corpus
-    for bad, message in ((["--reuse-settings", "all,1"], "pool size N >= 2"),
+    store = films
+    for bad, message in ((["--reuse-settings", "all,2"], "use fresh (or all)"),
                          (["--reuse-settings", "fresh,reuse:1.5"], "0 < P <= 1"),
                          (["--reuse", "fresh,reuse"], "takes one setting"),
                          (["--reuse-settings", "all", "--static", "x"], "drop --static")):
         result = CliRunner().invoke(main, ["leaktest", "--agent", "baseline", "--leaked-agent",
-                                           "knowledge:baseline", "--generator", "rule",
-                                           "--rounds", "3", *bad],
+                                           "knowledge:baseline", "--rounds", "3", *bad],
                                     env=env)
         assert result.exit_code != 0 and message in result.output
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", "baseline", "--leaked-agent", "knowledge:baseline",
-        "--generator", "rule", "--rounds", "3", "--reuse-settings", "fresh,reuse", "--json"],
+        "--rounds", "3", "--reuse-settings", "fresh,reuse", "--json"],
         env=env)
     assert result.exit_code == 0, result.output
     curve = json.loads(result.stdout)
@@ -227,9 +227,9 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
         assert p["reuse_all"] == sum(e["all_reused"] for e in expected) / items
         assert p["ci_low"] is None or p["ci_low"] <= p["gap"] <= p["ci_high"]
     fresh, heavy = curve["points"]
-    # Both ends of the knob, counted by brute force above: a fresh round uses no claim of the
-    # round before it; a heavy-reuse round only such claims (every graph of round t that
-    # gives an item again does so from round t's claims).
+    # Both ends of the knob, counted by brute force above: a fresh round uses no fact of the
+    # round before it; a heavy-reuse round only such facts (every graph of round t that
+    # gives an item again does so from round t's facts).
     assert fresh["reuse"] == 0.0 and fresh["reuse_all"] == 0.0
     assert heavy["reuse"] >= 0.9 and heavy["reuse_all"] >= 0.8
     # What a leaked model that learned the facts gains follows: nothing on fresh rounds,
@@ -237,14 +237,14 @@ def test_leak_curve_reuse_matches_brute_force(corpus: Store, env: dict[str, str]
     assert fresh["gap"] <= 0.15 and fresh["reject"] is False
     assert heavy["gap"] > 0.2 and heavy["gap"] > fresh["gap"] + 0.1
     assert [c.model_dump(mode="json") for c in list_leakcurves(store)] == [curve]
-    # A leak carries each round item's claims, the same ones its provenance lists.
+    # A leak carries each round item's facts, the same ones its provenance lists.
     t = heavy["rounds"][0]
     leaked = {x.id: x for x in leaked_items(store, round_items(store, t))}
     rows = export_rows(store, t)
     assert rows and set(leaked) == {r["id"] for r in rows}
     for r in rows:
         assert [c.claim_id for c in leaked[r["id"]].claims] == [
-            p["claim_id"] for p in r["provenance"]]
+            p["fact_id"] for p in r["provenance"]]
         assert all(c.text and c.span for c in leaked[r["id"]].claims)
     # The report draws the curve in its own section, from the stored LeakCurve.
     result = CliRunner().invoke(main, ["report", "--out", str(tmp_path / "r"), "--json"],
@@ -270,30 +270,21 @@ def test_mean_interval() -> None:
 
 
 def test_fresh_rounds_running_out_is_said_before_any_evaluation(
-        corpus: Store) -> None:  # noqa: F811
+        store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
     """A small pool gives only so many fresh rounds: Leak&Test says how many, and what to do,
     before it has evaluated anything (it used to fail after scoring the first rounds).
-    The pool is the smallest (documents per graph, ``pool_docs``) that gives a first round.
+    The pool: a film and its director, whose every path uses the film's credit.
     Positive control: the same pool with repeats allowed runs to the end."""
-    store = corpus
+    build(store, nlp, tmp_path, {t: PAGES[t] for t in ("Titanic (1997 film)", "James Cameron")})
     a = make_agent("baseline", store=store)
-    message, cfg = "", SampleConfig()
-    for docs in range(2, 9):
-        cfg = SampleConfig(pool_docs=docs)
-        try:
-            leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=12,
-                     generator=RuleGenerator(), cfg=cfg, dataset="example")
-        except InputError as exc:
-            message = str(exc)
-            if message.startswith("round"):  # no first round: a larger pool
-                continue
-        break
+    with pytest.raises(InputError) as err:
+        leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=12,
+                 generator=PathGenerator())
     assert re.search(r"support \d+ rounds? of Leak&Test, not the 12 asked.*Nothing was "
-                     r"evaluated.*--reuse avoid", message), message
+                     r"evaluated.*--reuse avoid", str(err.value)), str(err.value)
     assert store.read("MATCH (r:EvalRun) RETURN count(r) AS n")[0]["n"] == 0
     out = leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=3,
-                   generator=RuleGenerator(), cfg=cfg.model_copy(update={"reuse": "avoid"}),
-                   dataset="example")
+                   generator=PathGenerator(), cfg=SampleConfig(reuse="avoid"))
     assert len(out.dynamic["gaps"]) == 2
 
 

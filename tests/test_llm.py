@@ -92,15 +92,15 @@ def test_make_llm_specs() -> None:
         make_llm("anthropic:claude-x")
 
 
-@pytest.mark.parametrize("name", ["claims", "transcript_formatter", "qa_temporal",
-                                  "qa_comparison", "qa_causal", "qa_conjunction",
+@pytest.mark.parametrize("name", ["claims", "transcript_formatter", "path_wording",
                                   "paraphrase_checker"])
 def test_prompts_load_render_and_hash(name: str) -> None:
     prompt = load_prompt(name)
     assert prompt.version and len(prompt.hash) == 16
     placeholders = {"text": "T", "max_claims": 5, "question": "Q", "answer": "A",
-                    "transcript": "X", "buckets": "[]", "n_pairs": 1, "min_buckets": 2,
-                    "question_set": "1. q"}
+                    "transcript": "X", "question_set": "1. q", "form": "bridge",
+                    "answer_type": "date", "facts": "{}", "reference": "R", "must_name": "N",
+                    "must_not_name": "M"}
     used = {k: v for k, v in placeholders.items() if "{{" + k + "}}" in prompt.template}
     assert used, name
     rendered = prompt.render(**used)

@@ -15,25 +15,32 @@ import pytest
 from click.testing import CliRunner
 from neo4j.exceptions import ConstraintError
 
-from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.cli.main import main
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import ConflictError, RoundFrozenError
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import ingest
-from dwqa_graph.rounds.generate import QACandidate, RuleGenerator
+from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.rounds.generate import QACandidate
+from dwqa_graph.rounds.path_generate import PathGenerator
+from dwqa_graph.rounds.paths import Path as FactPath
+from dwqa_graph.rounds.render import Rendered
 from dwqa_graph.rounds.round import export_round, freeze_round, list_rounds, new_round
-from dwqa_graph.rounds.sampling import Sample
+from dwqa_graph.rounds.sampling import SampleConfig
 
-from .conftest import DATA
+from .test_fact_paths import PAGES, build
 
 ORPHANS = "MATCH (i:QAItem) WHERE NOT EXISTS { (i)<-[:CONTAINS]-(:Round) } RETURN count(i) AS n"
 
 
+#: Every round asks about the same facts again: the graph has a few paths, and under fresh
+#: rounds how many items a round gets would depend on which run wrote round t-1 first.
+ALLOW = SampleConfig(reuse="allow")
+
+
 @pytest.fixture
-def graph(store: Store) -> Store:
-    ingest(store, [DATA / "dicaprio.json"])
-    extract_claims(store, extractor="rule")
+def graph(store: Store, nlp: CoreNLP, tmp_path: Path) -> Store:
+    """One seed graph of film pages with typed facts (tests/test_fact_paths.py)."""
+    build(store, nlp, tmp_path, PAGES)
     return store
 
 
@@ -51,24 +58,23 @@ def _export(store: Store, t: int, path: Path) -> bytes:
     return path.read_bytes()
 
 
-class GatedGenerator(RuleGenerator):
-    """The rule generator, but generation waits for ``gate``: lets a test run a command while
-    a round is being generated, deterministically."""
+class GatedGenerator(PathGenerator):
+    """The paths generator, but its first item waits for ``gate``: lets a test run a command
+    while a round is being generated, deterministically."""
 
     def __init__(self, gate: threading.Event, started: threading.Event) -> None:
+        super().__init__()
         self.gate, self.started = gate, started
 
-    async def agenerate(self, sample: Sample) -> QACandidate:
-        import asyncio
-
+    def candidate(self, path: FactPath, rendered: Rendered) -> QACandidate:
         self.started.set()
-        await asyncio.to_thread(self.gate.wait, 120)
-        return self.generate(sample)
+        self.gate.wait(120)
+        return super().candidate(path, rendered)
 
 
 def test_orphan_query_sees_an_orphan(graph: Store) -> None:
     """Positive control for the orphan count used below."""
-    new_round(graph, seed=1, generator=RuleGenerator())
+    new_round(graph, seed=1, generator=PathGenerator(), cfg=ALLOW)
     assert _orphans(graph) == 0
     with graph._session(read=False) as s:
         s.run("CREATE (:QAItem {id: 'orphan'})").consume()
@@ -77,16 +83,16 @@ def test_orphan_query_sees_an_orphan(graph: Store) -> None:
 
 def test_round_number_is_unique_in_the_graph(graph: Store) -> None:
     """Positive control for the claim: the constraint refuses a second Round with a used t."""
-    new_round(graph, seed=1, generator=RuleGenerator())
+    new_round(graph, seed=1, generator=PathGenerator(), cfg=ALLOW)
     with pytest.raises(ConstraintError), graph._session(read=False) as s:
         s.run("CREATE (:Round {t: 1})").consume()
 
 
 def test_ten_concurrent_round_new_processes(graph: Store, env: dict[str, str]) -> None:
     # --reuse allow: under fresh rounds a run that starts after another run wrote round t-1
-    # avoids its claims, so how many items a round gets would depend on the interleaving
-    # (on a loaded machine a late run found none); numbering is what this test is about
-    procs = [_dwqa(env, "round", "new", "--generator", "rule", "--seed", str(100 + i),
+    # avoids its facts, so how many items a round gets would depend on the interleaving;
+    # numbering is what this test is about
+    procs = [_dwqa(env, "round", "new", "--seed", str(100 + i),
                    "--reuse", "allow")
              for i in range(10)]
     reports = []
@@ -111,7 +117,7 @@ def test_ten_concurrent_round_new_threads(graph: Store, settings: Settings) -> N
     def run(seed: int) -> None:
         with Store(settings) as st:
             try:
-                results.append(new_round(st, seed=seed, generator=RuleGenerator()))
+                results.append(new_round(st, seed=seed, generator=PathGenerator(), cfg=ALLOW))
             except Exception as exc:  # noqa: BLE001 - collected and asserted below
                 results.append(exc)
 
@@ -130,7 +136,7 @@ def test_freeze_during_regeneration_wins(graph: Store, settings: Settings,
                                          tmp_path: Path) -> None:
     """`round new --round 1` is generating when `round freeze 1` commits: the regeneration
     writes nothing, the frozen round keeps its seed and its export's bytes."""
-    new_round(graph, seed=7, generator=RuleGenerator())
+    new_round(graph, seed=7, generator=PathGenerator(), cfg=ALLOW)
     gate, started = threading.Event(), threading.Event()
     outcome: list[Any] = []
 
@@ -138,7 +144,7 @@ def test_freeze_during_regeneration_wins(graph: Store, settings: Settings,
         with Store(settings) as st:
             try:
                 outcome.append(new_round(st, seed=999, generator=GatedGenerator(gate, started),
-                                         t=1))
+                                         cfg=ALLOW, t=1))
             except Exception as exc:  # noqa: BLE001 - asserted below
                 outcome.append(exc)
 
@@ -154,7 +160,7 @@ def test_freeze_during_regeneration_wins(graph: Store, settings: Settings,
     assert graph.query("rounds/get", t=1)[0]["seed"] == 7
     assert {json.loads(line)["seed"] for line in frozen.splitlines()} == {7}
     with pytest.raises(RoundFrozenError):  # and later attempts are refused up front
-        new_round(graph, seed=999, generator=RuleGenerator(), t=1)
+        new_round(graph, seed=999, generator=PathGenerator(), cfg=ALLOW, t=1)
     assert _export(graph, 1, tmp_path / "later.jsonl") == frozen
     assert _orphans(graph) == 0
 
@@ -166,9 +172,9 @@ def test_regenerate_racing_freeze_processes(graph: Store, env: dict[str, str],
     generation's items whole, its node's seed matches its items, and its export stays
     byte-identical under every later command."""
     for t in (1, 2, 3):
-        new_round(graph, seed=7, generator=RuleGenerator())
-        regen = _dwqa(env, "round", "new", "--generator", "rule", "--round", str(t),
-                      "--seed", "999")
+        new_round(graph, seed=7, generator=PathGenerator(), cfg=ALLOW)
+        regen = _dwqa(env, "round", "new", "--round", str(t), "--seed", "999",
+                      "--reuse", "allow")
         freeze = _dwqa(env, "round", "freeze", str(t))
         r_out, r_err = regen.communicate(timeout=600)
         f_out, f_err = freeze.communicate(timeout=600)
@@ -180,8 +186,8 @@ def test_regenerate_racing_freeze_processes(graph: Store, env: dict[str, str],
         seeds = {json.loads(line)["seed"] for line in export.splitlines()}
         info = graph.query("rounds/get", t=t)[0]
         assert seeds == {info["seed"]} and info["items"] == len(export.splitlines())
-        again = _dwqa(env, "round", "new", "--generator", "rule", "--round", str(t),
-                      "--seed", "31337")
+        again = _dwqa(env, "round", "new", "--round", str(t), "--seed", "31337",
+                      "--reuse", "allow")
         again.communicate(timeout=600)
         assert again.returncode != 0
         assert _export(graph, t, tmp_path / f"{t}b.jsonl") == export
@@ -191,7 +197,7 @@ def test_regenerate_racing_freeze_processes(graph: Store, env: dict[str, str],
 def test_concurrent_regenerations_of_one_round(graph: Store, settings: Settings) -> None:
     """Two `round new --round 1` at once: the later claim wins, the earlier run writes
     nothing (it used to detach the winner's items and leave them orphaned)."""
-    new_round(graph, seed=7, generator=RuleGenerator())
+    new_round(graph, seed=7, generator=PathGenerator(), cfg=ALLOW)
     gate, started = threading.Event(), threading.Event()
     first: list[Any] = []
 
@@ -199,14 +205,14 @@ def test_concurrent_regenerations_of_one_round(graph: Store, settings: Settings)
         with Store(settings) as st:
             try:
                 first.append(new_round(st, seed=11, generator=GatedGenerator(gate, started),
-                                       t=1))
+                                       cfg=ALLOW, t=1))
             except Exception as exc:  # noqa: BLE001 - asserted below
                 first.append(exc)
 
     worker = threading.Thread(target=slow)
     worker.start()
     assert started.wait(120)
-    second = new_round(graph, seed=12, generator=RuleGenerator(), t=1)
+    second = new_round(graph, seed=12, generator=PathGenerator(), cfg=ALLOW, t=1)
     gate.set()
     worker.join(120)
     assert isinstance(first[0], ConflictError) and "claimed by another" in str(first[0])
@@ -216,15 +222,15 @@ def test_concurrent_regenerations_of_one_round(graph: Store, settings: Settings)
 
 
 def test_failed_run_releases_its_number(graph: Store) -> None:
-    class Broken(RuleGenerator):
-        async def agenerate(self, sample: Sample) -> QACandidate:
+    class Broken(PathGenerator):
+        def candidate(self, path: FactPath, rendered: Rendered) -> QACandidate:
             raise RuntimeError("model fell over")
 
-    new_round(graph, seed=1, generator=RuleGenerator())
+    new_round(graph, seed=1, generator=PathGenerator(), cfg=ALLOW)
     with pytest.raises(RuntimeError):
-        new_round(graph, seed=2, generator=Broken())
+        new_round(graph, seed=2, generator=Broken(), cfg=ALLOW)
     assert [r["t"] for r in list_rounds(graph)] == [1]  # no empty 'generating' round left
-    assert new_round(graph, seed=3, generator=RuleGenerator()).round == 2
+    assert new_round(graph, seed=3, generator=PathGenerator(), cfg=ALLOW).round == 2
 
 
 def test_freeze_refuses_a_round_never_written(graph: Store, env: dict[str, str]) -> None:

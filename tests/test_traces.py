@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest import traces
 from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.rounds.generate import make_generator
 from dwqa_graph.rounds.round import new_round
 from dwqa_graph.web.extract import extract
@@ -25,9 +27,9 @@ from dwqa_graph.web.extract import extract
 from .paths import EXAMPLES
 
 
-def example_run(k: int) -> dict[str, Any]:
+def example_run(k: int, logs: str = "agent_runs.jsonl") -> dict[str, Any]:
     """The example's k-th log with each source's page text (as a trace carries it)."""
-    log = json.loads((EXAMPLES / "logs" / "agent_runs.jsonl").read_text().splitlines()[k])
+    log = json.loads((EXAMPLES / "logs" / logs).read_text().splitlines()[k])
     for s in log["sources"]:
         html = (EXAMPLES / "web" / s["url"].rsplit("/", 1)[1]).read_text()
         s["text"] = extract(html, s["url"]).text
@@ -166,9 +168,9 @@ def graph_shape(store: Store, dataset: str) -> dict[str, Any]:
     return {**row, "urls": sorted(row["urls"]), "texts": sorted(row["texts"])}
 
 
-def test_traces_ingest_into_the_same_seed_graph_as_the_log(store: Store,
+def test_traces_ingest_into_the_same_seed_graph_as_the_log(store: Store, nlp: CoreNLP,
                                                            tmp_path: Path) -> None:
-    log = example_run(0)
+    log = example_run(0, "film_runs.jsonl")  # film pages: their facts give path items
     files = {
         "log": (tmp_path / "log.jsonl", json.dumps(log)),
         # Spans in reverse order and in two records: grouped by trace, ordered by time.
@@ -202,8 +204,9 @@ def test_traces_ingest_into_the_same_seed_graph_as_the_log(store: Store,
 
     # The traced runs are seed graphs like any other: a round has items from them.
     extract_claims(store)
-    report = new_round(store, seed=3, generator=make_generator("rule"), dataset="otel")
-    assert report.items == 1
+    extract_facts(store, nlp=nlp)
+    report = new_round(store, seed=3, generator=make_generator("paths"), dataset="otel")
+    assert report.graphs == 1 and report.items == 1
 
 
 def test_bad_traces_are_counted_reasons(store: Store, tmp_path: Path) -> None:

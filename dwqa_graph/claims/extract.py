@@ -26,7 +26,6 @@ from pydantic import BaseModel, Field
 
 from dwqa_graph._pool import process_pool
 from dwqa_graph._progress import progress
-from dwqa_graph.claims.features import features
 from dwqa_graph.claims.spans import SpanRejected, locate, normalise
 from dwqa_graph.errors import UsageError
 from dwqa_graph.graph.store import Store, WritePlan
@@ -48,7 +47,7 @@ class Candidate(BaseModel):
 
 
 class Claim(BaseModel):
-    """A stored claim. Features are flattened to Neo4j-storable lists."""
+    """A stored claim: its text and the verified span it was read from."""
 
     id: str
     version_id: str
@@ -60,16 +59,6 @@ class Claim(BaseModel):
     match: str = Field(description="exact | normalised | fuzzy (how the span was located)")
     extractor: str
     prompt_hash: str | None = None
-    has_date: bool
-    dates: list[str]
-    years: list[int]
-    has_number: bool
-    number_values: list[float]
-    number_units: list[str]
-    number_raw: list[str]
-    has_cause: bool
-    cause_cues: list[str]
-    entities: list[str]
 
 
 class Rejection(BaseModel):
@@ -158,21 +147,11 @@ def rule_candidates(text: str) -> list[tuple[int, int]]:
 
 def _claim(version: dict[str, Any], text: str, start: int, end: int, match: str,
            extractor: str, prompt_hash: str | None) -> dict[str, Any]:
-    span = version["text"][start:end]
-    # Dates, numbers and causal cues come from the verified span, so an answer computed
-    # from them is backed by the page; entities also from the claim's own wording, which
-    # resolves the span's pronouns ("He" -> "Leonardo DiCaprio").
-    f = features(span)
-    entities = list(dict.fromkeys(features(text).entities + f.entities)) if text != span \
-        else f.entities
     return Claim(
         id=stable_id(version["id"], extractor, start, end, text),
         version_id=version["id"], document_id=version["document_id"], text=text,
-        span=span, start=start, end=end, match=match,
-        extractor=extractor, prompt_hash=prompt_hash, has_date=f.has_date, dates=f.dates,
-        years=f.years, has_number=f.has_number, number_values=[n.value for n in f.numbers],
-        number_units=[n.unit or "" for n in f.numbers], number_raw=[n.raw for n in f.numbers],
-        has_cause=f.has_cause, cause_cues=f.cause_cues, entities=entities,
+        span=version["text"][start:end], start=start, end=end, match=match,
+        extractor=extractor, prompt_hash=prompt_hash,
     ).model_dump()
 
 
@@ -289,10 +268,8 @@ _EDGE_KEYS = ("version_id", "document_id")
 
 
 def claim_row(claim: dict[str, Any]) -> dict[str, Any]:
-    """Write row: empty features are left out (absent = none), which roughly halves the
-    server's work per claim — property writes dominate claim ingestion."""
-    props = {k: v for k, v in claim.items()
-             if k not in _EDGE_KEYS and v is not None and v != [] and v is not False}
+    """Write row: absent values (no prompt hash) are left out."""
+    props = {k: v for k, v in claim.items() if k not in _EDGE_KEYS and v is not None}
     return {"version_id": claim["version_id"], "props": props}
 
 

@@ -43,18 +43,15 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--dataset", help="Only the seed graphs of this dataset.")
 @registry_option("--generator", "generator_name", default="paths", show_default=True,
                  registry=GENERATORS, help="QA generator of the rounds (no model):")
-@click.option("--docs", type=int, default=3, show_default=True)
-@click.option("--hops", type=int, default=2, show_default=True)
 @click.option("--export-leak", "export", type=click.Path(path_type=Path),
               help="Write the leaked rounds as chat fine-tuning JSONL.")
 @click.option("--reuse", "reuse", metavar="SETTING", default="fresh", show_default=True,
-              help="Claim reuse between consecutive rounds: fresh (round t+1 never uses round "
-                   "t's claims, the default sampling), avoid (only where the pool forces "
-                   "it), independent, reuse (only round t's claims), reuse:P (on a share P "
-                   "of the seed graphs), or N (only the first "
-                   "N documents of each seed graph).")
+              help="Fact reuse between consecutive rounds: fresh (round t+1 never uses round "
+                   "t's facts, the default), avoid (only where the pool forces it), "
+                   "independent, reuse (only round t's facts), or reuse:P (on a share P of "
+                   "the seed graphs).")
 @click.option("--reuse-settings", "reuse_settings", metavar="LIST",
-              help="Leak-transfer curve: run Leak&Test once per claim-reuse setting (as for "
+              help="Leak-transfer curve: run Leak&Test once per fact-reuse setting (as for "
                    "--reuse), e.g. fresh,independent,reuse:0.5,reuse; reports measured "
                    "reuse, the collision bound and the gap test per setting.")
 @concurrency_option
@@ -63,8 +60,7 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @friendly_errors
 def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
                  epsilon: float, alpha: float, static_name: str | None, scorer: str,
-                 seed: int, dataset: str | None, generator_name: str, docs: int, hops: int,
-                 export: Path | None,
+                 seed: int, dataset: str | None, generator_name: str, export: Path | None,
                  reuse: str, reuse_settings: str | None, concurrency: int,
                  as_json: bool) -> None:
     """Leak&Test: leak round t into M_leak, score both on fresh round t+1; test the mean
@@ -74,7 +70,7 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
 
     if reuse_settings is not None:
         _curve(settings, agent_spec, leaked_spec, n_rounds, epsilon, alpha, scorer, seed,
-               dataset, generator_name, docs, hops, reuse_settings, concurrency, as_json,
+               dataset, generator_name, reuse_settings, concurrency, as_json,
                bad=[o for o, v in (("--static", static_name), ("--export-leak", export),
                                    ("--reuse", reuse != "fresh")) if v])
         return
@@ -82,8 +78,7 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
     if len(chosen) != 1:
         raise UsageError("--reuse takes one setting (a list is --reuse-settings)")
     s = chosen[0]
-    cfg = SampleConfig(docs=docs if s.pool_docs is None else min(docs, s.pool_docs), hops=hops,
-                       pool_docs=s.pool_docs, reuse=s.reuse, reuse_share=s.share)
+    cfg = SampleConfig(reuse=s.reuse, reuse_share=s.share)
     with open_store(settings) as store, \
             opened_agent(agent_spec, store) as agent, \
             opened_agent(leaked_spec, store) as leaked:
@@ -107,7 +102,7 @@ def leaktest_cmd(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds
 
 def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
            epsilon: float, alpha: float, scorer: str, seed: int, dataset: str | None,
-           generator_name: str, docs: int, hops: int, reuse_settings: str, concurrency: int,
+           generator_name: str, reuse_settings: str, concurrency: int,
            as_json: bool, bad: list[str]) -> None:
     from dwqa_graph.leakage.curve import curve_table, leak_curve, parse_settings
 
@@ -118,8 +113,8 @@ def _curve(settings: Settings, agent_spec: str, leaked_spec: str, n_rounds: int,
             opened_agent(agent_spec, store) as agent, \
             opened_agent(leaked_spec, store) as leaked:
         curve = leak_curve(store, agent, leaked, settings=chosen, rounds=n_rounds,
-                           generator=make_generator(generator_name), docs=docs, hops=hops,
-                           seed=seed, dataset=dataset, epsilon=epsilon, alpha=alpha, scorer=scorer,
+                           generator=make_generator(generator_name), seed=seed,
+                           dataset=dataset, epsilon=epsilon, alpha=alpha, scorer=scorer,
                            concurrency=concurrency, log=lambda s: click.echo(s, err=True))
 
     def fmt(x: object, spec: str = ".3f") -> str:

@@ -29,12 +29,12 @@ from dwqa_graph.rounds.round import (
     new_round,
     show_round,
 )
-from dwqa_graph.rounds.sampling import PATTERNS, SampleConfig
+from dwqa_graph.rounds.sampling import SampleConfig
 
 
 @click.group("round")
 def round_group() -> None:
-    """Dynamic rounds: one fresh, verified QA item per seed graph."""
+    """Dynamic rounds: one fresh, checked QA item per seed graph."""
 
 
 def _int_list(text: str | None) -> list[int] | None:
@@ -43,47 +43,32 @@ def _int_list(text: str | None) -> list[int] | None:
 
 @round_group.command("new")
 @click.option("--seed", type=int, required=True, help="Round seed: r_i,t = H(seed, graph id).")
-@click.option("--docs", type=int, default=3, show_default=True, help="k documents per graph.")
-@click.option("--hops", type=int, default=2, show_default=True, help="Claims per question (2-4).")
-@click.option("--patterns", default=",".join(PATTERNS), show_default=True,
-              help="Comma-separated subset of temporal,comparison,causal,conjunction.")
-@click.option("--min-buckets", type=int, default=2, show_default=True,
-              help="Distinct documents a question must use.")
 @registry_option("--generator", "generator_name", default="paths", show_default=True,
                  registry=GENERATORS, help="QA generator:")
 @llm_option
-@click.option("--judge-llm", "judge_spec", metavar="SPEC",
-              help="Also verify each item with an LLM judge over the claims' spans.")
 @click.option("--dataset", help="Only the seed graphs of this dataset.")
 @click.option("--round", "round_t", type=int, help="Regenerate this (unfrozen) round.")
 @click.option("--reuse", type=click.Choice(["fresh", "avoid", "allow", "prefer"]),
               default="fresh", show_default=True,
-              help="Claims round t-1's items used: never again (fresh; a graph without "
-                   "another candidate sits the round out), only where nothing else is "
-                   "connected (avoid), like any other (allow), or only they (prefer).")
+              help="Facts round t-1's items used: never again (fresh; a graph without "
+                   "another path sits the round out), only where nothing else is left "
+                   "(avoid), like any other (allow), or only they (prefer).")
 @json_option
 @click.pass_obj
 @friendly_errors
-def round_new(settings: Settings, seed: int, docs: int, hops: int, patterns: str,
-              min_buckets: int, generator_name: str, llm_spec: str | None,
-              judge_spec: str | None, dataset: str | None, round_t: int | None,
+def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str | None,
+              dataset: str | None, round_t: int | None,
               reuse: Literal["fresh", "avoid", "allow", "prefer"], as_json: bool) -> None:
-    """Create round t: sample, generate, verify and store one QA item per seed graph."""
-    cfg = SampleConfig(docs=docs, hops=hops, min_buckets=min_buckets,
-                       patterns=tuple(p.strip() for p in patterns.split(",") if p.strip()),
-                       reuse=reuse)
-    gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8),
-                         min_buckets=min_buckets)
+    """Create round t: draw, word, check and store one QA item per seed graph."""
+    gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8))
     with open_store(settings) as store:
-        report = new_round(store, seed=seed, generator=gen, cfg=cfg, dataset=dataset,
-                           t=round_t, judge_llm=open_llm(judge_spec))
+        report = new_round(store, seed=seed, generator=gen, cfg=SampleConfig(reuse=reuse),
+                           dataset=dataset, t=round_t)
+
     def human() -> None:
         click.echo(f"round {report.round}: {report.items} items for {report.graphs} seed graphs "
                    f"({report.no_item} without a valid candidate) {report.patterns}")
-        if report.set_quality is None:
-            click.echo(f"  rejected per check: {report.check_rejections}")
-            return
-        q = report.set_quality  # a fact-path round: its reasons and set-level numbers
+        q = report.set_quality
         click.echo(f"  no item: {report.no_item_reasons}; rejected: {report.rejected_by_reason}")
         click.echo(f"  two-option share {q['two_option_share']}, answer types "
                    f"{q['answer_types']}, {q['phrasings']} phrasings, median K "
@@ -114,8 +99,8 @@ def round_list(settings: Settings, as_json: bool) -> None:
 @click.pass_obj
 @friendly_errors
 def round_show(settings: Settings, t: int, as_json: bool) -> None:
-    """A round's settings, pattern counts, rubric-check rejections and pass rates (per
-    candidate), and example items."""
+    """A round's settings, pattern counts, rejections and NO_ITEM reasons, and example
+    items."""
     with open_store(settings) as store:
         info = show_round(store, t)
 
@@ -127,13 +112,8 @@ def round_show(settings: Settings, t: int, as_json: bool) -> None:
         click.echo(f"patterns: {info['patterns']}")
         if q:
             click.echo(f"candidates tried: {q.get('attempts')}; coverage {q.get('coverage')}")
-            click.echo("check          rejected  pass rate")
-            for c, n in q.get("check_rejections", {}).items():
-                click.echo(f"{c:<14} {n:>8}  {q['check_pass_rates'].get(c, 0):.1%}")
             click.echo(f"rejections by reason: {q.get('rejected_by_reason')}")
             click.echo(f"NO_ITEM reasons: {q.get('no_item_reasons')}")
-            click.echo("closed-book check: " + (f"asked {q['closed_book']}" if q.get("closed_book")
-                                                else "not run (no model for the round)"))
         for ex in info["examples"]:
             click.echo(f"- [{ex['pattern']}] {ex['question']} -> {ex['answer']}")
 

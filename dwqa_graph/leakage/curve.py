@@ -1,39 +1,36 @@
-"""The leak-transfer curve: Leak&Test at several settings of claim reuse between rounds.
+"""The leak-transfer curve: Leak&Test at several settings of fact reuse between rounds.
 
 Whether leaking round t helps on round t+1 depends on how much round t+1 reuses round t's
 evidence: the overlap J of the collision bound (Eq. 6-7). A leaked model that learned facts
 gains on a fresh round exactly where that round asks about leaked facts again. This
 experiment varies the reuse and runs the whole Leak&Test protocol at each setting
-(``SampleConfig.reuse``, applied by ``sampling.steer`` to round t+1 with round t's claims):
+(``SampleConfig.reuse``, applied by ``path_generate._exclude`` to round t+1 with round t's
+facts):
 
-* ``fresh`` (alias ``all``; the default sampling of ``dwqa round new``): round t+1 never
-  draws a claim round t used; a seed graph without such a candidate sits the round out;
-* ``avoid``: round t+1 avoids round t's claims while a connected candidate without them is
-  left, else repeats (what the pool forces);
-* ``independent``: draws ignore the previous round (connected sampling's independent
-  draws; with the few connected candidates a seed graph has, consecutive rounds share many
-  claims);
-* ``reuse``: on every seed graph round t+1 draws from round t's claims only, while they
-  still form a connected candidate: the same facts asked again, reworded or recombined. The
-  heaviest reuse connected sampling allows, with an item on every graph that had one;
+* ``fresh`` (alias ``all``; the default of ``dwqa round new``): round t+1 never draws a path
+  with a fact round t used; a seed graph without such a path sits the round out;
+* ``avoid``: round t+1 avoids round t's facts while a path without them is left, else
+  repeats (what the pool forces);
+* ``independent``: draws ignore the previous round (with the few paths a seed graph has,
+  consecutive rounds share many facts);
+* ``reuse``: on every seed graph round t+1 draws only paths made of round t's facts while
+  there is one: the same facts asked again. The heaviest reuse, with an item on every graph
+  that had one;
 * ``fresh:P``, ``avoid:P``, ``reuse:P`` (0 < P <= 1): the rule on a share P of the seed
   graphs (chosen per graph and round from its seed r), independent draws on the others --
-  the points between the ends;
-* ``N`` (an integer >= 2): independent draws from only the first N documents of each seed
-  graph (by id; ``SampleConfig.pool_docs``), k = min(docs, N): the older knob, which with
-  connected sampling leaves few or no graphs with a candidate.
+  the points between the ends.
 
 Per setting it reports
 
-* the **measured reuse**: the share of round t+1 items that use at least one claim some
-  round-t item used (``any``), and the share that use only such claims (``all``), over the
+* the **measured reuse**: the share of round t+1 items that use at least one fact some
+  round-t item used (``any``), and the share that use only such facts (``all``), over the
   T-1 consecutive pairs (``cypher/eval/claim_reuse.cypher``);
 * the **collision bound** t(t-1)·J_max/(2K²) per seed graph on the pool the setting allows
   (``rounds.collisions.graph_stats``): no evidence is refreshed between the experiment's
   rounds, so each graph's pool is the same every round and J_max = K; the mean and the
-  worst graph are reported. The bound is for independent uniform draws (``independent``,
-  ``N``); ``fresh``, ``avoid`` and ``reuse`` steer the draws on the same pool, so their
-  measured reuse lies below and above what the bound describes (``sampling.steer``);
+  worst graph are reported. The bound is for independent uniform draws (``independent``);
+  ``fresh``, ``avoid`` and ``reuse`` steer the draws on the same pool, so their measured
+  reuse lies below and above what the bound describes (``path_generate._exclude``);
 * the Leak&Test result: mean gap with its two-sided 95% t interval, t, df and p of the
   one-sided test against ε (``leaktest_stats``).
 
@@ -55,10 +52,8 @@ from dwqa_graph.leakage.leaktest import leaktest
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, mean_interval
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.collisions import aggregate, graph_stats
-from dwqa_graph.rounds.generate import Generator
 from dwqa_graph.rounds.path_generate import PathGenerator
-from dwqa_graph.rounds.paths import pool_sizes as path_pool_sizes
-from dwqa_graph.rounds.round import load_graphs, pool_sizes
+from dwqa_graph.rounds.paths import pool_sizes
 from dwqa_graph.rounds.sampling import SampleConfig
 
 #: Seeds of consecutive settings are this far apart, so no two settings share a round seed.
@@ -68,17 +63,15 @@ SEED_STRIDE = 1000
 class CurvePoint(BaseModel):
     """One setting of the curve."""
 
-    setting: str = Field(description="The setting as given: fresh, independent, reuse, "
-                         "reuse:P or a pool size N ('all' is stored as given).")
+    setting: str = Field(description="The setting as given: fresh, avoid, independent, "
+                         "reuse or X:P ('all' is stored as given).")
     reuse_mode: str = Field("fresh", description="SampleConfig.reuse of the setting.")
     reuse_share: float = Field(1.0, description="SampleConfig.reuse_share of the setting.")
-    pool_docs: int | None
-    docs: int
     rounds: list[int] = Field(description="The T rounds generated for this setting.")
     items: int = Field(description="Items in the fresh rounds 2..T.")
-    reuse: float | None = Field(description="Share of round t+1 items using a claim of "
+    reuse: float | None = Field(description="Share of round t+1 items using a fact of "
                                             "round t (at least one), over all pairs.")
-    reuse_all: float | None = Field(description="Share using only round-t claims.")
+    reuse_all: float | None = Field(description="Share using only round-t facts.")
     reuse_pairs: list[dict[str, int]] = Field(description="Per pair: prev, next, items, "
                                                           "any_reused, all_reused.")
     k_median: int | None
@@ -110,12 +103,11 @@ class LeakCurve(BaseModel):
 
 
 class ReuseSetting(BaseModel):
-    """One point of the curve as sampling runs it."""
+    """One point of the curve as the rounds run it."""
 
     label: str
     reuse: Literal["fresh", "avoid", "allow", "prefer"] = "fresh"
     share: float = 1.0
-    pool_docs: int | None = None
 
 
 #: Setting names -> SampleConfig.reuse; all but ``independent`` take ``:P`` (reuse_share).
@@ -132,13 +124,10 @@ def parse_settings(text: str) -> list[ReuseSetting]:
         p = _share(share) if colon else 1.0
         if name in MODES and p is not None and not (colon and name == "independent"):
             out.append(ReuseSetting(label=part, reuse=MODES[name], share=p))
-        elif part.isdigit() and int(part) >= 2:
-            out.append(ReuseSetting(label=part, reuse="allow", pool_docs=int(part)))
         else:
             raise UsageError(f"reuse setting {part!r}: use fresh (or all), avoid, "
-                             "independent, reuse, fresh:P / avoid:P / reuse:P with "
-                             "0 < P <= 1, or a pool size N >= 2 "
-                             "(e.g. fresh,fresh:0.5,independent,reuse:0.5,reuse)")
+                             "independent, reuse, or fresh:P / avoid:P / reuse:P with "
+                             "0 < P <= 1 (e.g. fresh,fresh:0.5,independent,reuse:0.5,reuse)")
     if not out:
         raise UsageError("no reuse settings given")
     return out
@@ -154,7 +143,7 @@ def _share(text: str) -> float | None:
 
 def claim_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
     """Per consecutive pair of ``rounds``: items of the later round, and how many reuse at
-    least one / only claims of the earlier round."""
+    least one / only facts of the earlier round."""
     pairs = [{"prev": a, "next": b} for a, b in zip(rounds, rounds[1:], strict=False)]
     if not pairs:
         return []
@@ -162,29 +151,17 @@ def claim_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
             for r in store.query("eval/claim_reuse", pairs=pairs)]
 
 
-def restricted_pools(store: Store, t: int, pool_docs: int | None,
-                     dataset: str | None = None, paths: bool = False) -> dict[str, int]:
-    """K per seed graph on the documents a setting lets sampling draw from (the same
-    restriction as ``sampling.sample``: documents with claims, by id, the first N).
-    ``paths``: the fact-path pool of each graph's documents (the paths generator draws from
-    all of them; ``pool_docs`` does not restrict it)."""
-    if paths:
-        heads = store.query("paths/graphs", t=t, dataset=dataset, ids=None)
-        return path_pool_sizes(store, [{"query_id": h["query_id"],
-                                        "versions": [d["version_id"] for d in h["documents"]]}
-                                       for h in heads]) if heads else {}
-    entries = []
-    for g in load_graphs(store, t, dataset):
-        docs = sorted((b for b in g.documents if b.claims), key=lambda b: b.document_id)
-        docs = docs[:pool_docs] if pool_docs else docs
-        entries.append({"query_id": g.query_id, "versions": [b.version_id for b in docs]})
-    return pool_sizes(store, entries) if entries else {}
+def path_pools(store: Store, t: int, dataset: str | None = None) -> dict[str, int]:
+    """K per seed graph: the fact-path pool of its documents as of round ``t``."""
+    heads = store.query("paths/graphs", t=t, dataset=dataset, ids=None)
+    return pool_sizes(store, [{"query_id": h["query_id"],
+                               "versions": [d["version_id"] for d in h["documents"]]}
+                              for h in heads]) if heads else {}
 
 
 def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
                settings: Sequence[ReuseSetting], rounds: int,
-               generator: Generator | PathGenerator,
-               docs: int = 3, hops: int = 2, seed: int = 1, dataset: str | None = None,
+               generator: PathGenerator, seed: int = 1, dataset: str | None = None,
                epsilon: float = 0.02, alpha: float = DEFAULT_ALPHA, scorer: str = "em",
                delta: float = 0.05, concurrency: int = 4,
                log: Callable[[str], None] = lambda s: None) -> LeakCurve:
@@ -192,11 +169,8 @@ def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
     created = datetime.now(UTC).isoformat(timespec="seconds")
     points = []
     for n, s in enumerate(settings):
-        k_docs = docs if s.pool_docs is None else min(docs, s.pool_docs)
-        cfg = SampleConfig(docs=k_docs, hops=hops, pool_docs=s.pool_docs, reuse=s.reuse,
-                           reuse_share=s.share)
-        log(f"== setting {s.label}: reuse={s.reuse} share={s.share} pool_docs={s.pool_docs}, "
-            f"docs={k_docs}")
+        cfg = SampleConfig(reuse=s.reuse, reuse_share=s.share)
+        log(f"== setting {s.label}: reuse={s.reuse} share={s.share}")
         rep = leaktest(store, agent, leaked, rounds=rounds, generator=generator, cfg=cfg,
                        seed=seed + SEED_STRIDE * n, dataset=dataset, epsilon=epsilon,
                        alpha=alpha, scorer=scorer, concurrency=concurrency, log=log)
@@ -204,16 +178,14 @@ def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
         ts = [*d["leaked_rounds"], d["rounds"][-1]]
         pairs = claim_reuse(store, ts)
         items = sum(p["items"] for p in pairs)
-        ks = restricted_pools(store, ts[-1], s.pool_docs, dataset,
-                              paths=getattr(generator, "draws_paths", False))
+        ks = path_pools(store, ts[-1], dataset)
         graphs = {q: graph_stats([k] * rounds, {(u, v): k for u in range(rounds)
                                                 for v in range(u + 1, rounds)}, delta)
                   for q, k in ks.items() if k > 0}
         agg = aggregate(graphs, delta)
         lo, hi = mean_interval(d["gaps"])
         points.append(CurvePoint(
-            setting=s.label, reuse_mode=s.reuse, reuse_share=s.share, pool_docs=s.pool_docs,
-            docs=k_docs, rounds=ts, items=items,
+            setting=s.label, reuse_mode=s.reuse, reuse_share=s.share, rounds=ts, items=items,
             reuse=sum(p["any_reused"] for p in pairs) / items if items else None,
             reuse_all=sum(p["all_reused"] for p in pairs) / items if items else None,
             reuse_pairs=pairs, k_median=agg["k_median"], bound_mean=agg["mean_bound"],

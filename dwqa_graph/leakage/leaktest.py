@@ -8,7 +8,7 @@ Dynamic part, for T rounds (the experiment note's three-step cycle):
    Δ_{t+1} = Agg(D_{t+1}, M_leak) − Agg(D_{t+1}, M);
 3. one-sided one-sample t-test of mean(Δ) > ε over the T−1 gaps, df = T−2 (``leaktest_stats``).
 
-"Fresh" is the sampling's default (``SampleConfig.reuse = 'fresh'``): round t+1 uses no claim
+"Fresh" is the rounds' default (``SampleConfig.reuse = 'fresh'``): round t+1 uses no fact
 of this run's round t, so a gap measures what the leak transfers to new facts; the
 leak-transfer curve (``leakage/curve.py``) varies that reuse.
 
@@ -24,7 +24,7 @@ and ``knowledge:SPEC`` (learned the facts: answers reworded questions and new co
 leaked claims, abstains on facts never leaked); ``finetune:MODEL`` fine-tunes a real model on
 each leak. An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
 ``--export-leak`` file) is used as given, and the report says so. ``leakage/curve.py`` runs
-this protocol at several settings of claim reuse (the leak-transfer curve).
+this protocol at several settings of fact reuse (the leak-transfer curve).
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.chat import write_chat_jsonl
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, gap_test, leak_gaps, paired_gain_test
 from dwqa_graph.models import EvalItem, stable_id
-from dwqa_graph.rounds.generate import Generator
 from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.round import new_round
 from dwqa_graph.rounds.sampling import SampleConfig
@@ -101,7 +100,7 @@ def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
 
 
 def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int,
-             generator: Generator | PathGenerator,
+             generator: PathGenerator,
              cfg: SampleConfig | None = None, seed: int = 1, dataset: str | None = None,
              epsilon: float = 0.02, alpha: float = DEFAULT_ALPHA, scorer: str = "em",
              static: str | None = None, concurrency: int = 4, export: Path | None = None,
@@ -137,7 +136,7 @@ def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int,
                       "p_value": test.p_value, "reject": test.reject, "note": test.note}
 
     # Every round first, then the evaluations: a round depends only on the previous round's
-    # claims, not on any score, so a pool that cannot support T fresh rounds is found before
+    # facts, not on any score, so a pool that cannot support T fresh rounds is found before
     # anything is evaluated (it used to surface after the first rounds had been scored).
     round_ts: list[int] = []
     for step in range(rounds):
@@ -187,11 +186,11 @@ def _too_few_rounds(t: int, done: list[int], asked: int, reuse: str) -> str:
     """Why round ``t`` is empty, how many rounds the pool gave, and what to do."""
     if not done:
         return (f"round {t} has no items: no seed graph gave a verified question (ingest, "
-                "fetch and extract claims first); nothing was evaluated")
+                "fetch, and read claims and facts first); nothing was evaluated")
     kept = f"round{'s' if len(done) > 1 else ''} {', '.join(map(str, done))} " \
            f"{'were' if len(done) > 1 else 'was'} generated and kept (`dwqa round list`)"
     if reuse == "fresh":
-        why = (f"every seed graph's candidates use a claim of round {done[-1]}, and fresh "
+        why = (f"every seed graph's candidates use a fact of round {done[-1]}, and fresh "
                "rounds never ask about those again")
         fix = ("add seed graphs or evidence, lower --rounds, or allow forced repeats with "
                "--reuse avoid")

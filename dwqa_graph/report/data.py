@@ -150,12 +150,8 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
                 for r in list_runs(store)]
     all_rounds = list_rounds(store)
     round_rows = [r for r in all_rounds if r["items"]]
-    # Collisions count one candidate pool: fact paths or claim combinations. A graph that
-    # holds rounds of both kinds (a user who tried both generators) reports those of the
-    # newest round's kind.
-    kind = {r["t"]: is_path_generator(r["generator"]) for r in round_rows}
-    newest = max(kind, default=None)
-    rounds = [t for t in sorted(kind) if kind[t] == kind.get(newest)]
+    # Collisions count the fact-path pool: only the paths generator's rounds drew from it
+    rounds = sorted(r["t"] for r in round_rows if is_path_generator(r["generator"]))
     coll: dict[str, Any] | None = (collisions(store, rounds, trials=collision_trials)
                                    if len(rounds) >= 2 else None)
     return ReportData(

@@ -723,17 +723,16 @@ def _contamination_tables(rows: Sequence[ContaminationCount]) -> str:
 
 
 _QUALITY_EXPLAIN = (
-    "Every candidate a round generates passes the item rubric as mechanical checks before it "
-    "is stored (<code>rounds/checks.py</code>): <b>self_contained</b> (no quotes, blanks, "
-    "numbered statements or references to the sources), <b>not_verbatim</b> (no run of 8+ "
-    "words copied from the evidence), <b>solvable</b> from the spans, <b>no_shortcut</b> "
-    "(no single span suffices), <b>coherent</b> (a shared subject or a stated cause; "
-    "comparable quantities), <b>date_roles</b>, <b>conjunction</b>, and <b>closed_book</b> "
-    "(a model asked without evidence must not answer it; runs only when the round has a "
-    "model). <b>Rejected</b> counts the candidates a check failed; the <b>pass rate</b> is "
-    "over the candidates it checked. A seed graph whose every attempt failed gets no item "
-    "(<b>NO_ITEM</b>), listed with the reasons of its attempts; <b>coverage</b> is items / "
-    "seed graphs.")
+    "Every candidate a round draws is checked before it is stored: the rubric's text checks "
+    "(<code>rounds/checks.py</code>: <b>self_contained</b>, no quotes, blanks, numbered "
+    "statements or references to the sources; <b>not_verbatim</b>, no run of 8+ words copied "
+    "from the evidence) and what a fact path can get wrong beyond them "
+    "(<code>path_generate.path_problems</code>: the answer in the question, one sentence "
+    "that answers it alone, the seed question asked again, a credit's person read from "
+    "another person's page). <b>Rejected</b> counts the candidates a reason rejected; rounds "
+    "that recorded per-check counts also show them with their pass rates. A seed graph whose "
+    "every attempt failed gets no item (<b>NO_ITEM</b>), listed with the reasons of its "
+    "attempts; <b>coverage</b> is items / seed graphs.")
 
 
 def _rate(x: float | None) -> str:

@@ -1,7 +1,7 @@
 """How likely a seed graph is to repeat a QA pair across evaluation rounds (method note §3.3).
 
 Each round *t* renders one QA pair per seed graph *i*, drawn from that graph's candidate
-pool ``C_{i,t}`` (``K`` distinct (documents, claims, pattern) combinations). With
+pool ``C_{i,t}`` (``K`` distinct fact paths, ``rounds/paths.py``). With
 ``J_{i,u,v} = |C_{i,u} ∩ C_{i,v}|`` and ``J_max = max_{u<v} J_{i,u,v}``, the union bound over
 the ``t(t-1)/2`` round pairs gives::
 

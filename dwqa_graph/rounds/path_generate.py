@@ -40,7 +40,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
-from dwqa_graph.rounds.generate import QACandidate, UsedClaim
+from dwqa_graph.rounds.generate import QACandidate
 from dwqa_graph.rounds.paths import (
     FORMS,
     Path,
@@ -63,7 +63,7 @@ PATH_GENERATOR_VERSION = "1"
 
 
 class PathDraw:
-    """What ``_item_row`` and the snapshot read of a draw (the claim generators' Sample)."""
+    """What ``_item_row`` and the snapshot read of a draw."""
 
     def __init__(self, query_id: str, r: int, attempt: int, path: Path) -> None:
         self.query_id, self.r, self.attempt, self.path = query_id, r, attempt, path
@@ -75,14 +75,12 @@ WORDING_TRIES = 3
 
 def is_path_generator(name: str | None) -> bool:
     """Whether a round's stored generator name is the fact-path generator's (with or without
-    a model wording it): its rounds draw from path pools, not claim pools."""
+    a model wording it): only its rounds have a path pool to count collisions over."""
     return bool(name) and (name == "paths" or str(name).startswith("paths-llm:"))
 
 
 class PathGenerator:
     """Fact paths worded by relation templates (``rounds/render.py``), or by ``llm``."""
-
-    draws_paths = True
 
     def __init__(self, llm: LLM | None = None) -> None:
         self.llm = llm
@@ -98,17 +96,11 @@ class PathGenerator:
                              "tries": WORDING_TRIES}
         return th
 
-    def candidate(self, g: PathGraph, path: Path, rendered: Rendered) -> QACandidate:
-        used = []
-        for f in path.facts:
-            doc = g.document_of(f.version_id)
-            if f.claim_id and doc is not None:
-                used.append(UsedClaim(bucket="", document_id=doc.document_id,
-                                      claim_id=f.claim_id, claim=f.evidence))
+    def candidate(self, path: Path, rendered: Rendered) -> QACandidate:
         docs = {f.version_id for f in path.facts}
         return QACandidate(
             question=rendered.question, answer=rendered.answer, pattern=rendered.pattern,
-            hops=len(path.facts), used_claims=used, used_facts=[f.id for f in path.facts],
+            hops=len(path.facts), used_facts=[f.id for f in path.facts],
             generator=f"paths-{PATH_GENERATOR_VERSION}" + (
                 f"+llm:{self.llm.id}" if self.llm is not None else ""),
             detail={**rendered.detail, "answer_type": rendered.answer_type,
@@ -122,7 +114,7 @@ class PathGenerator:
 @GENERATORS.register("paths", summary="questions from fact paths (bridge, intersection, "
                      "linked comparison, temporal); needs `dwqa facts`; worded by "
                      "templates, or by the model with --llm")
-def path_generator(llm: LLM | None = None, min_buckets: int = 2) -> PathGenerator:
+def path_generator(llm: LLM | None = None) -> PathGenerator:
     return PathGenerator(llm)
 
 
@@ -201,7 +193,7 @@ async def _word(gen: PathGenerator, g: PathGraph,
         if problems:
             reasons += problems
             continue
-        qa = gen.candidate(g, d.path, worded)
+        qa = gen.candidate(d.path, worded)
         qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut",
                      "names_and_hides"]
         qa.detail["template_question"] = r.question
@@ -247,7 +239,7 @@ def _names_all(text: str, names: list[str]) -> bool:
 
 def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) -> list[str]:
     spans = [f.evidence for f in path.facts]
-    x = CheckInput(question=r.question, answer=r.answer, pattern=r.pattern, spans=spans,
+    x = CheckInput(question=r.question, spans=spans,
                    documents=[texts[v] for v in dict.fromkeys(f.version_id for f in path.facts)
                               if v in texts])
     problems = [p for p in (self_contained(x), not_verbatim(x)) if p]
@@ -333,9 +325,22 @@ def _role_problem(path: Path, texts: dict[str, str]) -> str | None:
 
 # -- the round ---------------------------------------------------------------------------
 def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> tuple[set[str], bool]:
-    """The facts a draw may not use, and whether it may use only previous ones ('prefer'):
-    the claim generators' reuse rule (``sampling.steer``) over facts."""
-    prev = cfg.previous_claims
+    """The facts a draw may not use, and whether it may use only previous ones, under
+    ``cfg.reuse`` given the facts the previous round's items used:
+
+    * 'fresh': none of them -- possibly no path left, then the graph sits this round out
+      (``no_fresh_path``); the round after, they are free again (only round t-1 is avoided,
+      which is what Leak&Test leaks);
+    * 'avoid': the same before attempt ``max(1, attempts // 2)``, and while a path without
+      them is left (``_draw``);
+    * 'prefer': only paths made of them while there is one: the same facts asked again;
+    * 'allow', a graph outside ``reuse_share``, or no previous facts: no restriction.
+
+    It depends only on the previous facts, r and the attempt, so the same round seed over
+    the same graph state gives the same items. Steering never adds a candidate: the pool K
+    and the collision bound (``rounds.collisions``) are those of the unsteered pool; 'fresh'
+    removes the t-1 -> t repeats only, and 'prefer' exceeds the bound by design."""
+    prev = cfg.previous_facts
     if cfg.reuse == "allow" or not prev:
         return set(), False
     if cfg.reuse_share < 1.0 and random.Random(f"{r}:reuse").random() >= cfg.reuse_share:
@@ -352,7 +357,7 @@ def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
     banned, only_previous = _exclude(g, cfg, r, attempt)
     if only_previous:
         reused = g.model_copy(update={"paths": [
-            p for p in g.paths if all(f.id in cfg.previous_claims for f in p.facts)]})
+            p for p in g.paths if all(f.id in cfg.previous_facts for f in p.facts)]})
         return draw(reused, r, attempt, taken=taken) or draw(g, r, attempt, taken=taken)
     got = draw(g, r, attempt, exclude=banned, taken=taken)
     if got is None and cfg.reuse == "avoid" and banned:
@@ -408,7 +413,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                 if len(offers[g.query_id]) < WORDING_TRIES:
                     continue
                 break
-            qa = gen.candidate(g, path, rendered)
+            qa = gen.candidate(path, rendered)
             qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
             done.append((PathDraw(g.query_id, r, attempt, path), qa))
             break

@@ -1,6 +1,5 @@
-// QA items: (Round)-[:CONTAINS]->(QAItem)-[:FROM]->(Query), and the evidence each used in
-// order: (QAItem)-[:USES {order}]->(Claim) for the claim-pattern generators,
-// (QAItem)-[:USES {order}]->(Fact) for the fact-path generator.
+// QA items: (Round)-[:CONTAINS]->(QAItem)-[:FROM]->(Query), and the facts each used in
+// order: (QAItem)-[:USES {order}]->(Fact).
 UNWIND $rows AS row
 MATCH (r:Round {t: row.t})
 MATCH (q:Query {id: row.query_id})
@@ -10,13 +9,7 @@ MERGE (r)-[:CONTAINS]->(i)
 MERGE (i)-[:FROM]->(q)
 WITH i, row
 CALL (i, row) {
-  UNWIND range(0, size(row.claims) - 1) AS n
-  MATCH (c:Claim {id: row.claims[n]})
-  MERGE (i)-[u:USES]->(c)
-  SET u.order = n
-}
-CALL (i, row) {
-  UNWIND range(0, size(coalesce(row.facts, [])) - 1) AS n
+  UNWIND range(0, size(row.facts) - 1) AS n
   MATCH (f:Fact {id: row.facts[n]})
   MERGE (i)-[u:USES]->(f)
   SET u.order = n

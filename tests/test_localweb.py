@@ -228,3 +228,24 @@ def test_serve_forever_prints_its_url_and_stops_on_ctrl_c() -> None:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
         assert proc.stderr.read() == ""  # no per-request log lines
+
+
+def test_a_taken_port_is_one_clear_error(tmp_path: Path) -> None:
+    """Binding a port another process holds is the user's to fix: the error names the
+    address (it used to be an AttributeError from closing a half-built server)."""
+    from click.testing import CliRunner
+
+    from dwqa_graph.cli.main import main
+    from dwqa_graph.errors import ServiceError
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        with pytest.raises(ServiceError, match=f"127.0.0.1:{port}"):
+            serve(EXAMPLES, port=port)
+        result = CliRunner().invoke(main, ["web", "serve", str(EXAMPLES), "--port", str(port)])
+        assert result.exit_code == 1 and f"127.0.0.1:{port}" in result.output, result.output
+        assert "Traceback" not in result.output
+    with serve(EXAMPLES, port=port) as web:  # control: free again, served
+        assert web.port == port

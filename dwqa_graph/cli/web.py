@@ -155,6 +155,7 @@ def web() -> None:
 @click.option("--idle-timeout", "idle", type=click.FloatRange(0.1, 3600), default=10.0,
               show_default=True, help="Seconds before a silent connection is closed (also "
                                       "the most a request's headers may take).")
+@friendly_errors
 def web_serve(directory: Path, host: str, port: int, threads: int, idle: float) -> None:
     """Serve DIRECTORY's pages over HTTP and answer SearxNG-format /search from a BM25
     index over their extracted text. Runs until interrupted."""

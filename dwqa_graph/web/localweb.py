@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pydantic import BaseModel
 
+from dwqa_graph.errors import ServiceError
 from dwqa_graph.text import tokens
 from dwqa_graph.web.extract import extract
 
@@ -338,6 +339,8 @@ class _Server(HTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
+        if not hasattr(self, "_dispatcher"):
+            return  # the bind failed inside HTTPServer.__init__: nothing else was started
         self._closing = True
         self._wake()
         self._dispatcher.join()
@@ -440,7 +443,11 @@ class LocalWeb:
                  threads: int = THREADS, idle: float = IDLE_TIMEOUT) -> None:
         self.directory = directory.resolve()
         self.index = index
-        self._server = _Server((host, port), threads, idle)
+        try:
+            self._server = _Server((host, port), threads, idle)
+        except OSError as exc:  # the port is taken, or the host is not this machine's
+            raise ServiceError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") \
+                from exc
         self._server.web = self
         self.port: int = self._server.server_address[1]
         self.url = f"http://{host}:{self.port}"

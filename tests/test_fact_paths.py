@@ -443,21 +443,28 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
              verb="sign")
     qs = {render(FactPath(form="temporal", facts=[a, b]), random.Random(s)).question
           for s in range(60)}
-    assert qs == {"How many calendar years after Cristiano Ronaldo signed for Real Madrid did "
+    assert qs == {"How many years after Cristiano Ronaldo signed for Real Madrid did "
                   "Ronaldo sign for Juventus?",
                   # templates v8: the first event as a gerund, the subject named once
-                  "How many calendar years after signing for Real Madrid did Cristiano "
+                  "How many years after signing for Real Madrid did Cristiano "
                   "Ronaldo sign for Juventus?"}
+    # templates v9: "calendar" only where a date is known to the day or month (a reader
+    # could count whole years from 1 July 2009 instead of 2018 - 2009)
+    day = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
+    qs = {render(FactPath(form="temporal", facts=[day, b]), random.Random(s)).question
+          for s in range(60)}
+    assert "How many calendar years after signing for Real Madrid did Cristiano Ronaldo " \
+           "sign for Juventus?" in qs and all("calendar years" in q for q in qs)
     # a passive keeps its auxiliary, before the subject; as a gerund it is "being ..."
     elected = b.model_copy(update={"phrase": "was elected to the Senate", "verb": "elect"})
     qs = {render(FactPath(form="temporal", facts=[a, elected]), random.Random(s)).question
           for s in range(60)}
-    assert "How many calendar years after Cristiano Ronaldo signed for Real Madrid was " \
+    assert "How many years after Cristiano Ronaldo signed for Real Madrid was " \
            "Ronaldo elected to the Senate?" in qs
     qs = {render(FactPath(form="temporal", facts=[elected.model_copy(update={"year": 2001}),
                                                   b]), random.Random(s)).question
           for s in range(60)}
-    assert "How many calendar years after being elected to the Senate did Cristiano Ronaldo " \
+    assert "How many years after being elected to the Senate did Cristiano Ronaldo " \
            "sign for Juventus?" in qs
     # both to the day after a birth: the age "when" the event happened
     born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day")
@@ -470,7 +477,7 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
     made = b.model_copy(update={"phrase": "made his debut for Portugal", "verb": "make"})
     qs = {render(FactPath(form="temporal", facts=[ran, made]), random.Random(s)).question
           for s in range(60)}
-    assert "How many calendar years after running for Congress did Cristiano Ronaldo make " \
+    assert "How many years after running for Congress did Cristiano Ronaldo make " \
            "his debut for Portugal?" in qs
     # control: no verb, no clause: the year frame
     bare = b.model_copy(update={"verb": ""})

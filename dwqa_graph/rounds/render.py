@@ -37,8 +37,9 @@ CHOICE_SHARE = 0.15
 #: company's legal form is no surname; 7: a title's qualifier as a reader writes it, "the
 #: 1930 film The Golden Calf"; 8: the first of two events as a gerund, the subject named
 #: once ("How many calendar years after signing X did Netflix ...?"), an age "when making
-#: ...", no "X did Y. How many ... later" frame).
-TEMPLATES_VERSION = "8"
+#: ...", no "X did Y. How many ... later" frame; 9: "calendar" only where a date is known
+#: to the month or day, "had passed since"; no "after being born").
+TEMPLATES_VERSION = "9"
 
 
 class Unworded(Exception):
@@ -295,16 +296,19 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     # ...") -- reviewers marked "after {S} was born did {s} ..." and "{S} {P1}. How many ...
     # later" template-like, and a subject next to its phrase copies the sentence's words.
     # {W2}: the second event after "when" ("making his 100th appearance", "elected to ...").
+    # ("after being born" read as odd to reviewers: a person asks how old someone was)
     ("born", "event"): ("PERSON", {
         "t1": "How many years passed between the year {S} was born and the year {s} {P2}?",
         "t4": "How many calendar years after {S} was born {D2}?",
-        "t5": "How many calendar years after being born {DS2}?"},
+        "t6": "How many calendar years had passed since {S}'s birth when {s} {P2}?"},
         "How old was {S} when {W2}?"),
     ("founded", "event"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year {s} "
               "{P2}?",
         "t4": "How many calendar years after {S} was founded {D2}?",
-        "t5": "How many calendar years after its founding {DS2}?"}, None),
+        "t5": "How many calendar years after its founding {DS2}?",
+        "t6": "How many calendar years had passed since the founding of {S} when {s} "
+              "{P2}?"}, None),
     ("event", "event"): (None, {
         "e1": "How many years passed between the year {S} {P1} and the year {s} {P2}?",
         "e4": "How many calendar years after {S} {P1} {D2}?",
@@ -455,6 +459,12 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                         detail={"dates": [f1.date, f2.date], "age": age})
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
+    if f1.relation != "born" and all(f.precision in (None, "year") for f in (f1, f2)):
+        # Two events known by their years only: "how many years after" has one answer, the
+        # difference of the years; "calendar" is needed only where a date to the month or
+        # day would let a reader count whole years instead (and no birth: no age).
+        question = question.replace("calendar years", "years")
+        key += ".y"
     return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",
                     pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                     anchors=[f1.subject] + ([f2.object] if f2.object else []),

@@ -466,6 +466,14 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
           for s in range(60)}
     assert "How many years after being elected to the Senate did Cristiano Ronaldo " \
            "sign for Juventus?" in qs
+    # after a birth: two phrasings that count calendar years (a birth year alone leaves
+    # an age two answers)
+    born_y = fact("Cristiano Ronaldo", "born", year=1985, date="1985", precision="year")
+    qs = {render(FactPath(form="temporal", facts=[born_y, b]), random.Random(s)).question
+          for s in range(60)}
+    assert qs == {"How many calendar years after Cristiano Ronaldo was born did Ronaldo sign "
+                  "for Juventus?", "How many calendar years had passed since Cristiano "
+                  "Ronaldo's birth when Ronaldo signed for Juventus?"}
     # both to the day after a birth: the age "when" the event happened
     born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day")
     signed = a.model_copy(update={"date": "2009-07-01", "precision": "day"})

@@ -393,6 +393,10 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
 }
 
 
+#: The frames a temporal path is worded with only where no other fits.
+_FALLBACK = {"t1", "e1"}
+
+
 def _temporal(p: Path, rng: random.Random) -> Rendered:
     f1, f2 = p.facts[0], p.facts[1]
     y1, y2 = f1.the_year, f2.the_year
@@ -442,11 +446,11 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
              "DS2": event_clause(f2, f1.subject_named) or "",
              "G1": gerund_clause(f1) or "" if f1.relation == "event" else "",
              "W2": gerund_clause(f2, when=True) or "" if f2.relation == "event" else ""}
-    # the question-clause frames where the events have the clauses, the year frames where
-    # they have not
-    clause = {k: v for k, v in frames.items()
-              if "{D" in v and all(slots[x] for x in re.findall(r"\{(\w+)\}", v))}
-    frames = clause or {k: v for k, v in frames.items() if "{D" not in v}
+    # the frames whose slots the facts fill; the "years passed between the year ..."
+    # frames only where no other fits (reviewers read them as fill-in frames)
+    usable = {k: v for k, v in frames.items()
+              if all(slots[x] for x in re.findall(r"\{(\w+)\}", v))}
+    frames = {k: v for k, v in usable.items() if k not in _FALLBACK} or usable
     if age_frame is not None and "{W2}" in age_frame and not slots["W2"]:
         age_frame = None
     b, d = _day(f1), _day(f2)

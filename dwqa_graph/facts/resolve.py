@@ -40,7 +40,10 @@ TYPES: dict[str, EntityType] = {
     "PERSON": "PERSON", "ORGANIZATION": "ORG", "LOCATION": "PLACE", "CITY": "PLACE",
     "STATE_OR_PROVINCE": "PLACE", "COUNTRY": "PLACE", "MISC": "MISC"}
 GENERIC_TAGS = frozenset({"COUNTRY", "STATE_OR_PROVINCE"})
-_WIKI_SUFFIX = re.compile(r"\s+[-–—|]\s+Wikipedia$")
+#: A site's name after a page title: "Blake Lively - Wikipedia", "The Salt Road -
+#: OpenTownWiki" (one word: "Solvane scales back plans | Nordic Battery Review" is a
+#: headline, no subject).
+_WIKI_SUFFIX = re.compile(r"\s+[-–—|]\s+[A-Z][A-Za-z0-9.]*$")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 # Legal-form suffixes a company's page title carries and its text drops ("Tesla, Inc.").
 # Pages about a collection or a period, not one entity.
@@ -76,10 +79,21 @@ def page_subject(title: str | None) -> str | None:
     if not title:
         return None
     t = _DISAMBIGUATION.sub("", _WIKI_SUFFIX.sub("", title.strip())).strip()
-    if not t or len(t.split()) > 8 or any(ch in t for ch in "|:?!") or not t[0].isupper() \
+    if not t or len(t.split()) > 8 or any(ch in t for ch in "|?!") or not t[0].isupper() \
             or _NOT_A_SUBJECT.match(t):
         return None
+    # a colon in a work's title ("Jack Ryan: Shadow Recruit"), not before a headline's
+    # sentence ("Review: Musk buys Twitter"): every word after it capitalised
+    head, colon, tail = t.partition(":")
+    if colon and (":" in tail or not tail.strip() or not all(
+            w[:1].isupper() or w.lower() in _TITLE_SMALL for w in tail.split())):
+        return None
     return t
+
+
+#: Words a title leaves lower-case ("Star Wars: The Force of the Jedi").
+_TITLE_SMALL = {"a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "for", "by",
+                "from", "with"}
 
 
 def title_qualifier(title: str) -> tuple[str, str] | None:
@@ -172,7 +186,10 @@ class PageResolver:
         #: chain: "subject", "thing" or None (see ``_next_topic``).
         self._topic: str | None = None
         self._prev_end: int | None = None
-        lead = self._lead_noun(sentences[0][0]) if sentences else None
+        # the lead: the first sentence that says what the subject is, among the first three
+        # (a page's text may open with its title and site lines: "From OpenTownWiki, ...")
+        lead = next((x for x in (self._lead_noun(sent) for sent, _ in sentences[:3])
+                     if x is not None), None)
         #: The noun the lead says the subject is ("film"): "The film" stands for it.
         self.lead_lemma = lead.lemma.lower() if lead is not None and lead.ner != "TITLE" \
             else None
@@ -314,8 +331,19 @@ class PageResolver:
             if not name or not name[0].isupper() or _GLUED.search(name) \
                     or any(j in taken for j in range(m.first, m.last + 1)):
                 continue
-            if fragment(sent, m.first, m.last):
-                continue  # "Union" of "the Soviet Union", "Mall" of "Warwick Mall"
+            if fragment(sent, m.first, m.last) or any(q in name for q in _QUOTES) \
+                    or (t != "PERSON" and _title_word_before(sent, m.first)):
+                # "Union" of "the Soviet Union", "Mall" of "Warwick Mall"; 'Dick" Lugar' of
+                # 'Richard Green "Dick" Lugar'; "Meme" of "The American Meme"
+                continue
+            quoted = _quoted(sent, text, m.first, m.last)
+            if quoted is not None:
+                # "Love Him" tagged inside "To Know Him Is to Love Him": the whole title
+                first, last, title = quoted
+                if not any(j in taken for j in range(first, last + 1)):
+                    out.append(Span(first, last, title, "MISC", False, False))
+                    taken.update(range(first, last + 1))
+                continue
             if self._is_subject_name(name, t) or self._is_subject_acronym(name) \
                     or self._is_subject_alias(sent, m.first, t, out):
                 out.append(Span(m.first, m.last, self.subject or name, self.subject_type,
@@ -387,6 +415,43 @@ class PageResolver:
         # A one-word person name with no unique full form is a surname or a first name we
         # cannot pin down.
         return full[0] if len(full) == 1 else None
+
+
+_QUOTES = '"“”'
+
+
+def _title_word_before(sent: Sentence, first: int) -> bool:
+    """A capitalised word right before a name, inside the sentence and in no other name,
+    that is no title of a person: the name is the end of a longer title the tagger cut
+    ("The documentary The American [Meme]")."""
+    k = first - 1
+    if k < 2:
+        return False
+    tok = sent.token(k)
+    named = sent.mention_at(k)
+    return tok.word[:1].isupper() and tok.word.isalpha() and tok.ner != "TITLE" \
+        and (named is None or named.ner not in TYPES) \
+        and sent.token(k - 1).word not in (".", ":", ";")
+
+
+def _quoted(sent: Sentence, text: str, first: int, last: int) -> tuple[int, int, str] | None:
+    """Tokens ``first..last`` inside quotation marks that hold more words: the quoted
+    title's tokens and text ('"To Know Him Is to Love Him,"' -> the song's whole title);
+    None when the name is not quoted or is the whole quotation."""
+    opens = [i for i in range(1, first) if sent.token(i).word in ("``", '"', "“")]
+    closes = [i for i in range(last + 1, len(sent.tokens) + 1)
+              if sent.token(i).word in ("''", '"', "”")]
+    if not opens or not closes:
+        return None
+    a, b = opens[-1] + 1, closes[0] - 1
+    if any(sent.token(i).word in ("``", "''", '"', "“", "”") for i in range(a, b + 1)) \
+            or b - a > 12:
+        return None
+    while b > a and not sent.token(b).word[:1].isalnum():
+        b -= 1  # '"To Know Him Is to Love Him,"': the comma is the sentence's
+    if (a, b) == (first, last):
+        return None
+    return a, b, text[sent.token(a).start:sent.token(b).end]
 
 
 #: Relations that join the words of one name ("Warwick Mall", "Rodent Research 3").

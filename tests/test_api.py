@@ -134,7 +134,9 @@ def test_wheel_works_outside_the_checkout(wheel_venv: Path, store: Store, env: d
     port = free_port()
     examples = example_copy(work, port)
     with serve(examples / "web", port=port):
-        steps = [("ingest", str(examples / "logs/agent_runs.jsonl"), "--dataset", "example"),
+        # the film runs: their pages' facts give every graph paths (the three agent runs
+        # give a round few; whether any depends on the draws, which the port's URLs seed)
+        steps = [("ingest", str(examples / "logs/film_runs.jsonl"), "--dataset", "example"),
                  ("fetch", "--allow-private"), ("claims",), ("facts",),
                  ("round", "new", "--seed", "3")]
         out = {}
@@ -142,8 +144,8 @@ def test_wheel_works_outside_the_checkout(wheel_venv: Path, store: Store, env: d
             proc = run("dwqa", *step, "--json", extra=env | cache)
             assert proc.returncode == 0, (step, proc.stderr[-2000:])
             out[step[0]] = json.loads(proc.stdout)
-    assert out["ingest"]["ingested"] == 3 and out["fetch"]["ok"] > 0
-    assert out["claims"]["claims"] > 0 and out["round"]["items"] > 0
+    assert out["ingest"]["ingested"] == 10 and out["fetch"]["ok"] > 0
+    assert out["claims"]["claims"] > 0 and out["round"]["items"] >= 5, out["round"]
     t = str(out["round"]["round"])
     ev = run("dwqa", "eval", "--round", t, "--agent", "baseline", "--json", extra=env)
     assert ev.returncode == 0 and json.loads(ev.stdout)["n"] == out["round"]["items"], ev

@@ -444,8 +444,8 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": _phrase(f1),
              "P2": _phrase(f2), "s": s, "D2": event_clause(f2, s) or "",
              "DS2": event_clause(f2, f1.subject_named) or "",
-             "G1": gerund_clause(f1) or "" if f1.relation == "event" else "",
-             "W2": gerund_clause(f2, when=True) or "" if f2.relation == "event" else ""}
+             "G1": (gerund_clause(f1) or "") if f1.relation == "event" else "",
+             "W2": (gerund_clause(f2, when=True) or "") if f2.relation == "event" else ""}
     # the frames whose slots the facts fill; the "years passed between the year ..."
     # frames only where no other fits (reviewers read them as fill-in frames)
     usable = {k: v for k, v in frames.items()

@@ -796,3 +796,32 @@ def test_rules_20_titles_are_never_cut(nlp: CoreNLP) -> None:
     # control: a name after a lower-case word or opening the sentence is whole
     assert ("Netflix", "event", "2007") in got(
         "Netflix", "In 2007, Netflix acquired Red Envelope Entertainment.")
+
+
+def test_rules_21_births_areas_and_pages_about_an_event(nlp: CoreNLP) -> None:
+    """From the blind labels of rules 20 (sample 9): a birth the parser read without its
+    passive became an "event"; "square metres" a length; a page about a death had the
+    event as the subject of "Bowie died"."""
+    def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *sentences))
+
+    assert not any(r == "event" for _, r, _ in got(
+        "Mate Pavić", "Mate Pavić (born 4 July 1993) is a Croatian professional tennis "
+        "player specialising in doubles."))
+    area = facts_of(nlp, "University of Konstanz",
+                    "The University of Konstanz is a university in Konstanz, Germany.",
+                    "The University of Konstanz comprises approximately 90,000 square "
+                    "metres and lies on the Gießberg.")
+    assert [(f.value, f.unit) for f in area if f.relation == "quantity"] == [
+        (90000.0, "square metre")]
+    # control: a count keeps its noun
+    staff = facts_of(nlp, "Amazon (company)", "Amazon employs 1,500,000 people.")
+    assert [(f.value, f.unit) for f in staff if f.relation == "quantity"] == [
+        (1500000.0, "person")]
+    assert page_subject("Death of David Bowie") is None
+    assert page_subject("Assassination of John F. Kennedy") is None
+    assert not any(s == "Death of David Bowie" for s, _, _ in got(
+        "Death of David Bowie", "Bowie died on 10 January 2016, and his Facebook page "
+        "posted a message."))
+    # control: a title that merely starts with such a word is a name
+    assert page_subject("Death Valley") == "Death Valley"

@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "20"
+RULES_VERSION = "21"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -322,6 +322,10 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         for p in places:
             yield _Read("born_in", lemma, subj, obj=p)
         return
+    if lemma in _BIRTH:
+        # "X (born 4 July 1993) is ..." parsed without its passive: a birth, never an
+        # "event" of the subject (the lead's lifespan reading gives the birth when it can)
+        return
     if lemma in _DEATH:
         if date:
             yield _Read("died", lemma, subj, date=date)
@@ -547,7 +551,11 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
                 continue
             q = quantity_value(nm.norm)
             if q:
-                yield _Read("quantity", lemma, subj, value=q.value, unit=tok.lemma.lower(),
+                # an area or a volume ("90,000 square metres") is not a length
+                dims = [sent.token(a).word.lower() for a in sent.deps(o, "amod")
+                        if sent.token(a).word.lower() in ("square", "cubic")]
+                yield _Read("quantity", lemma, subj, value=q.value,
+                            unit=" ".join([*dims[:1], tok.lemma.lower()]),
                             approximate=q.approximate, when=date)
 
 

@@ -47,7 +47,11 @@ _WIKI_SUFFIX = re.compile(r"\s+[-–—|]\s+[A-Z][A-Za-z0-9.]*$")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 # Legal-form suffixes a company's page title carries and its text drops ("Tesla, Inc.").
 # Pages about a collection or a period, not one entity.
-_NOT_A_SUBJECT = re.compile(r"^(List|Lists|Timeline|History|Outline|Index|Glossary|Comparison)"
+# Pages about an event of one (the death, the trial of X): the text's "he" is X, not the event.
+_NOT_A_SUBJECT = re.compile(r"^(List|Lists|Timeline|History|Outline|Index|Glossary|Comparison"
+                            r"|Death|Assassination|Killing|Murder|Funeral|Disappearance"
+                            r"|Execution|Trial|Presidency|Premiership|Reign|Discography"
+                            r"|Filmography|Bibliography|Career|Legacy)"
                             r" of ")
 # Two words run together by a lost space ("Millvina.The"): a text glitch, not a name.
 _GLUED = re.compile(r"[a-z]{2}\.[A-Z]")

@@ -97,12 +97,16 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                            {"v": prov["version_id"], "s": prov["start"], "e": prov["end"]})
         assert row["text"] == prov["span"] and prov["fact_id"]
         assert prov["title"] in PAGES  # whose page: "It"/"He" in a span is its subject
-    # the same seed and evidence give the same item; a fresh round uses none of its facts
+    # the same seed and evidence give the same item
     again = new_round(store, seed=3, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
     assert [r["question"] for r in export_rows(store, again.round)] == [item["question"]]
-    fresh = new_round(store, seed=4, generator=PathGenerator(), previous=again.round)
     used = {p["fact_id"] for p in item["provenance"]}
-    for other in export_rows(store, fresh.round):
+    fresh = new_round(store, seed=4, generator=PathGenerator(), previous=again.round)
+    for other in export_rows(store, fresh.round):  # each needs a fact the item did not use
+        assert {p["fact_id"] for p in other["provenance"]} - used
+    disjoint = new_round(store, seed=4, generator=PathGenerator(), previous=again.round,
+                         cfg=SampleConfig(reuse="disjoint"))
+    for other in export_rows(store, disjoint.round):  # none of them
         assert not used & {p["fact_id"] for p in other["provenance"]}
     # the collision statistics of paths rounds count the path pool (K = the graph's paths)
     from dwqa_graph.rounds.round import collisions

@@ -210,12 +210,12 @@ def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],
         assert result.exit_code != 0 and message in result.output
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", "baseline", "--leaked-agent", "knowledge:baseline",
-        "--rounds", "3", "--reuse-settings", "fresh,reuse", "--json"],
+        "--rounds", "3", "--reuse-settings", "fresh,disjoint,reuse", "--json"],
         env=env)
     assert result.exit_code == 0, result.output
     curve = json.loads(result.stdout)
-    assert [p["setting"] for p in curve["points"]] == ["fresh", "reuse"]
-    assert [p["reuse_mode"] for p in curve["points"]] == ["fresh", "prefer"]
+    assert [p["setting"] for p in curve["points"]] == ["fresh", "disjoint", "reuse"]
+    assert [p["reuse_mode"] for p in curve["points"]] == ["fresh", "disjoint", "prefer"]
     for p in curve["points"]:
         assert len(p["rounds"]) == 3 and len(p["gaps"]) == 2 and p["df"] in (1, None)
         expected = brute_force_reuse(store, p["rounds"])
@@ -226,16 +226,19 @@ def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],
         assert p["reuse"] == sum(e["any_reused"] for e in expected) / items
         assert p["reuse_all"] == sum(e["all_reused"] for e in expected) / items
         assert p["ci_low"] is None or p["ci_low"] <= p["gap"] <= p["ci_high"]
-    fresh, heavy = curve["points"]
-    # Both ends of the knob, counted by brute force above: a fresh round uses no fact of the
-    # round before it; a heavy-reuse round only such facts (every graph of round t that
-    # gives an item again does so from round t's facts).
-    assert fresh["reuse"] == 0.0 and fresh["reuse_all"] == 0.0
+    fresh, disjoint, heavy = curve["points"]
+    # The knob, counted by brute force above: a disjoint round uses no fact of the round
+    # before it; a fresh round no item made of such facts alone (it may share one); a
+    # heavy-reuse round only such facts (every graph of round t that gives an item again
+    # does so from round t's facts).
+    assert disjoint["reuse"] == 0.0 and disjoint["reuse_all"] == 0.0
+    assert fresh["reuse_all"] == 0.0
     assert heavy["reuse"] >= 0.9 and heavy["reuse_all"] >= 0.8
-    # What a leaked model that learned the facts gains follows: nothing on fresh rounds,
-    # clearly more where the facts come back.
-    assert fresh["gap"] <= 0.15 and fresh["reject"] is False
-    assert heavy["gap"] > 0.2 and heavy["gap"] > fresh["gap"] + 0.1
+    # What a leaked model that learned the facts gains follows: nothing on fresh or
+    # disjoint rounds, clearly more where the facts come back.
+    for clean in (fresh, disjoint):
+        assert clean["gap"] <= 0.15 and clean["reject"] is False
+        assert heavy["gap"] > 0.2 and heavy["gap"] > clean["gap"] + 0.1
     assert [c.model_dump(mode="json") for c in list_leakcurves(store)] == [curve]
     # A leak carries each round item's facts, the same ones its provenance lists.
     t = heavy["rounds"][0]
@@ -271,15 +274,15 @@ def test_mean_interval() -> None:
 
 def test_fresh_rounds_running_out_is_said_before_any_evaluation(
         store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
-    """A small pool gives only so many fresh rounds: Leak&Test says how many, and what to do,
-    before it has evaluated anything (it used to fail after scoring the first rounds).
+    """A small pool gives only so many disjoint rounds: Leak&Test says how many, and what to
+    do, before it has evaluated anything (it used to fail after scoring the first rounds).
     The pool: a film and its director, whose every path uses the film's credit.
     Positive control: the same pool with repeats allowed runs to the end."""
     build(store, nlp, tmp_path, {t: PAGES[t] for t in ("Titanic (1997 film)", "James Cameron")})
     a = make_agent("baseline", store=store)
     with pytest.raises(InputError) as err:
         leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=12,
-                 generator=PathGenerator())
+                 generator=PathGenerator(), cfg=SampleConfig(reuse="disjoint"))
     assert re.search(r"support \d+ rounds? of Leak&Test, not the 12 asked.*Nothing was "
                      r"evaluated.*--reuse avoid", str(err.value)), str(err.value)
     assert store.read("MATCH (r:EvalRun) RETURN count(r) AS n")[0]["n"] == 0

@@ -1,7 +1,8 @@
 """Fact reuse between consecutive rounds (``SampleConfig.reuse``, ``path_generate._exclude``).
 
-'fresh' (the default) never draws a path with a fact the previous round's items used;
-'avoid' only where nothing else is left (or after half the attempts); 'allow' ignores the
+'fresh' (the default) never draws a path whose answer is computed from the previous round's
+facts alone; 'disjoint' never draws a path with any of them; 'avoid' is 'disjoint' only
+where something else is left (or after half the attempts); 'allow' ignores the
 previous round; 'prefer' draws only paths of its facts. Unit tests on a hand-built seed graph,
 then whole rounds on the example's film pages in a real Neo4j, with the reuse counted by
 brute force.
@@ -49,8 +50,8 @@ def picked(g: PathGraph, cfg: SampleConfig, r: int, attempt: int = 0) -> set[str
     return None if p is None else {f.id for f in p.facts}
 
 
-def test_fresh_never_draws_a_previous_fact_while_another_path_exists() -> None:
-    base = SampleConfig()
+def test_disjoint_never_draws_a_previous_fact_while_another_path_exists() -> None:
+    base = SampleConfig(reuse="disjoint")
     draws = [picked(WIDE, base, graph_seed(s, "q1")) for s in range(30)]
     used = {f for d in draws if d for f in d}
     assert used == set("abcdef")  # control: without a previous round
@@ -61,9 +62,32 @@ def test_fresh_never_draws_a_previous_fact_while_another_path_exists() -> None:
             assert got is not None and not got & prev
 
 
+def test_fresh_draws_no_path_computed_from_previous_facts_alone() -> None:
+    prev = frozenset({"a", "b", "c", "d"})
+    cfg = SampleConfig(previous_facts=prev)
+    draws = [picked(WIDE, cfg, graph_seed(s, "q1")) for s in range(40)]
+    # every draw needs a fact the previous round did not use ...
+    assert all(d is not None and d - prev for d in draws)
+    # ... and may share one with it: a path through "a" and the new "e" (what 'disjoint'
+    # never draws: the positive control that the two rules differ)
+    assert {"a", "e"} in draws and {"e", "f"} in draws
+    disjoint = cfg.model_copy(update={"reuse": "disjoint"})
+    assert all(picked(WIDE, disjoint, graph_seed(s, "q1")) == {"e", "f"} for s in range(40))
+    # A comparison is computed from its two compared facts; its link facts say why the two
+    # subjects are compared, so new links do not make a leaked comparison fresh.
+    comp = PathGraph(query_id="q1", question="Who?", evidence_round=1, documents=[],
+                     paths=[FactPath(form="comparison", facts=[fact("a"), fact("b"),
+                                                                fact("x"), fact("y")])])
+    assert picked(comp, SampleConfig(previous_facts=frozenset({"a", "b"})), 1) is None
+    assert picked(comp, SampleConfig(previous_facts=frozenset({"a", "x", "y"})), 1) == {
+        "a", "b", "x", "y"}
+
+
 def test_fresh_skips_a_graph_whose_only_path_was_used_avoid_repeats_it() -> None:
+    assert picked(NARROW, SampleConfig(previous_facts=frozenset({"a", "b"})), 1) is None
+    assert picked(NARROW, SampleConfig(previous_facts=frozenset({"a"})), 1) == {"a", "b"}
     prev = frozenset({"a"})
-    assert picked(NARROW, SampleConfig(previous_facts=prev), 1) is None
+    assert picked(NARROW, SampleConfig(reuse="disjoint", previous_facts=prev), 1) is None
     avoid = SampleConfig(reuse="avoid", previous_facts=prev)
     assert picked(NARROW, avoid, 1) == {"a", "b"}  # nothing else: the pool forces it
     assert picked(NARROW, SampleConfig(reuse="allow", previous_facts=prev), 1) == {"a", "b"}
@@ -127,12 +151,13 @@ def test_rounds_fresh_by_default_prefer_on_request(films: Store,  # noqa: F811
     # (few paths per graph) -- so the fresh round below is not fresh by luck.
     new_round(store, seed=2, generator=gen, cfg=SampleConfig(reuse="allow"), previous=1)
     assert sum(bool(f & used1) for f in round_facts(store, 2).values()) >= 2
-    # The default: round 3 uses no fact of round 2 (its previous round), and still has items.
+    # The default: every item of round 3 needs a fact round 2 (its previous round) did not
+    # use, and the round still has items.
     fresh = new_round(store, seed=2, generator=gen)
     r2, r3 = round_facts(store, 2), round_facts(store, 3)
     used2 = set().union(*r2.values())
     assert fresh.items >= 1 and r3
-    assert all(not f & used2 for f in r3.values())
+    assert all(f - used2 for f in r3.values())
     # Graphs left out are reported, not dropped.
     assert fresh.no_item == fresh.graphs - fresh.items
     # Same seed, same graph state (evidence and previous round) -> the same items:
@@ -164,7 +189,13 @@ def test_round_new_cli_reuse_option(films: Store, env: dict[str, str]) -> None: 
     assert new("--reuse", "allow")["round"] == 2
     r1, r2 = round_facts(films, 1), round_facts(films, 2)
     assert r1 and r1 == r2
-    # ... the default (fresh): the same seed, but none of round 2's facts.
+    # ... the default (fresh): the same seed, but no item made of round 2's facts alone ...
     assert new()["round"] == 3
     r3 = round_facts(films, 3)
-    assert r3 and all(not f & r2[q] for q, f in r3.items())
+    used2 = set().union(*r2.values())
+    assert r3 and all(f - used2 for f in r3.values())
+    # ... and --reuse disjoint: none of round 3's facts at all.
+    assert new("--reuse", "disjoint")["round"] == 4
+    r4 = round_facts(films, 4)
+    used3 = set().union(*r3.values())
+    assert r4 and all(not f & used3 for f in r4.values())

@@ -46,8 +46,9 @@ from dwqa_graph.rounds.sampling import SampleConfig
 @click.option("--export-leak", "export", type=click.Path(path_type=Path),
               help="Write the leaked rounds as chat fine-tuning JSONL.")
 @click.option("--reuse", "reuse", metavar="SETTING", default="fresh", show_default=True,
-              help="Fact reuse between consecutive rounds: fresh (round t+1 never uses round "
-                   "t's facts, the default), avoid (only where the pool forces it), "
+              help="Fact reuse between consecutive rounds: fresh (no item of round t+1 is "
+                   "computed from round t's facts alone, the default), disjoint (round t+1 "
+                   "uses none of them), avoid (only where the pool forces it), "
                    "independent, reuse (only round t's facts), or reuse:P (on a share P of "
                    "the seed graphs).")
 @click.option("--reuse-settings", "reuse_settings", metavar="LIST",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import get_args
 
 import click
 
@@ -29,7 +29,7 @@ from dwqa_graph.rounds.round import (
     new_round,
     show_round,
 )
-from dwqa_graph.rounds.sampling import SampleConfig
+from dwqa_graph.rounds.sampling import Reuse, SampleConfig
 
 
 @click.group("round")
@@ -48,17 +48,19 @@ def _int_list(text: str | None) -> list[int] | None:
 @llm_option
 @click.option("--dataset", help="Only the seed graphs of this dataset.")
 @click.option("--round", "round_t", type=int, help="Regenerate this (unfrozen) round.")
-@click.option("--reuse", type=click.Choice(["fresh", "avoid", "allow", "prefer"]),
+@click.option("--reuse", type=click.Choice(list(get_args(Reuse))),
               default="fresh", show_default=True,
-              help="Facts round t-1's items used: never again (fresh; a graph without "
-                   "another path sits the round out), only where nothing else is left "
-                   "(avoid), like any other (allow), or only they (prefer).")
+              help="Facts round t-1's items used: no item computed from them alone "
+                   "(fresh; an item may share one with a new fact), none of them at all "
+                   "(disjoint; a graph without another path sits the round out), only "
+                   "where nothing else is left (avoid), like any other (allow), or only "
+                   "they (prefer).")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str | None,
               dataset: str | None, round_t: int | None,
-              reuse: Literal["fresh", "avoid", "allow", "prefer"], as_json: bool) -> None:
+              reuse: Reuse, as_json: bool) -> None:
     """Create round t: draw, word, check and store one QA item per seed graph."""
     gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8))
     with open_store(settings) as store:

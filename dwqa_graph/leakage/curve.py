@@ -8,7 +8,10 @@ experiment varies the reuse and runs the whole Leak&Test protocol at each settin
 facts):
 
 * ``fresh`` (alias ``all``; the default of ``dwqa round new``): round t+1 never draws a path
-  with a fact round t used; a seed graph without such a path sits the round out;
+  whose answer is computed from round t's facts alone; it may share one of them with a
+  new fact (a subject's birth with another of its events);
+* ``disjoint``: round t+1 never draws a path with any fact round t used; a seed graph
+  without such a path sits the round out;
 * ``avoid``: round t+1 avoids round t's facts while a path without them is left, else
   repeats (what the pool forces);
 * ``independent``: draws ignore the previous round (with the few paths a seed graph has,
@@ -16,9 +19,9 @@ facts):
 * ``reuse``: on every seed graph round t+1 draws only paths made of round t's facts while
   there is one: the same facts asked again. The heaviest reuse, with an item on every graph
   that had one;
-* ``fresh:P``, ``avoid:P``, ``reuse:P`` (0 < P <= 1): the rule on a share P of the seed
-  graphs (chosen per graph and round from its seed r), independent draws on the others --
-  the points between the ends.
+* ``fresh:P``, ``disjoint:P``, ``avoid:P``, ``reuse:P`` (0 < P <= 1): the rule on a share
+  P of the seed graphs (chosen per graph and round from its seed r), independent draws on
+  the others -- the points between the ends.
 
 Per setting it reports
 
@@ -29,8 +32,8 @@ Per setting it reports
   (``rounds.collisions.graph_stats``): no evidence is refreshed between the experiment's
   rounds, so each graph's pool is the same every round and J_max = K; the mean and the
   worst graph are reported. The bound is for independent uniform draws (``independent``);
-  ``fresh``, ``avoid`` and ``reuse`` steer the draws on the same pool, so their measured
-  reuse lies below and above what the bound describes (``path_generate._exclude``);
+  ``fresh``, ``disjoint``, ``avoid`` and ``reuse`` steer the draws on the same pool, so their
+  measured reuse lies below and above what the bound describes (``path_generate._exclude``);
 * the Leak&Test result: mean gap with its two-sided 95% t interval, t, df and p of the
   one-sided test against ε (``leaktest_stats``).
 
@@ -41,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -54,7 +57,7 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.collisions import aggregate, graph_stats
 from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.paths import pool_sizes
-from dwqa_graph.rounds.sampling import SampleConfig
+from dwqa_graph.rounds.sampling import Reuse, SampleConfig
 
 #: Seeds of consecutive settings are this far apart, so no two settings share a round seed.
 SEED_STRIDE = 1000
@@ -106,14 +109,14 @@ class ReuseSetting(BaseModel):
     """One point of the curve as the rounds run it."""
 
     label: str
-    reuse: Literal["fresh", "avoid", "allow", "prefer"] = "fresh"
+    reuse: Reuse = "fresh"
     share: float = 1.0
 
 
 #: Setting names -> SampleConfig.reuse; all but ``independent`` take ``:P`` (reuse_share).
-MODES: dict[str, Literal["fresh", "avoid", "allow", "prefer"]] = {
-    "fresh": "fresh", "all": "fresh", "avoid": "avoid", "independent": "allow",
-    "reuse": "prefer"}
+MODES: dict[str, Reuse] = {
+    "fresh": "fresh", "all": "fresh", "disjoint": "disjoint", "avoid": "avoid",
+    "independent": "allow", "reuse": "prefer"}
 
 
 def parse_settings(text: str) -> list[ReuseSetting]:
@@ -125,8 +128,9 @@ def parse_settings(text: str) -> list[ReuseSetting]:
         if name in MODES and p is not None and not (colon and name == "independent"):
             out.append(ReuseSetting(label=part, reuse=MODES[name], share=p))
         else:
-            raise UsageError(f"reuse setting {part!r}: use fresh (or all), avoid, "
-                             "independent, reuse, or fresh:P / avoid:P / reuse:P with "
+            raise UsageError(f"reuse setting {part!r}: use fresh (or all), disjoint, "
+                             "avoid, independent, reuse, or fresh:P / disjoint:P / "
+                             "avoid:P / reuse:P with "
                              "0 < P <= 1 (e.g. fresh,fresh:0.5,independent,reuse:0.5,reuse)")
     if not out:
         raise UsageError("no reuse settings given")

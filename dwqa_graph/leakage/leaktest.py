@@ -8,9 +8,10 @@ Dynamic part, for T rounds (the experiment note's three-step cycle):
    Δ_{t+1} = Agg(D_{t+1}, M_leak) − Agg(D_{t+1}, M);
 3. one-sided one-sample t-test of mean(Δ) > ε over the T−1 gaps, df = T−2 (``leaktest_stats``).
 
-"Fresh" is the rounds' default (``SampleConfig.reuse = 'fresh'``): round t+1 uses no fact
-of this run's round t, so a gap measures what the leak transfers to new facts; the
-leak-transfer curve (``leakage/curve.py``) varies that reuse.
+"Fresh" is the rounds' default (``SampleConfig.reuse = 'fresh'``): no item of round t+1 is
+computed from this run's round t's facts alone (each needs a fact round t did not use), so
+a gap measures what the leak transfers to new facts; the leak-transfer curve
+(``leakage/curve.py``) varies that reuse, down to ``disjoint`` (no fact shared).
 
 Static part (``static``): leak the whole static set into M_leak, score both on it; the gain
 is tested with a one-sided paired t-test over items (the same items, so pairing removes
@@ -189,9 +190,9 @@ def _too_few_rounds(t: int, done: list[int], asked: int, reuse: str) -> str:
                 "fetch, and read claims and facts first); nothing was evaluated")
     kept = f"round{'s' if len(done) > 1 else ''} {', '.join(map(str, done))} " \
            f"{'were' if len(done) > 1 else 'was'} generated and kept (`dwqa round list`)"
-    if reuse == "fresh":
-        why = (f"every seed graph's candidates use a fact of round {done[-1]}, and fresh "
-               "rounds never ask about those again")
+    if reuse in ("fresh", "disjoint"):
+        why = (f"every seed graph's candidates use {'only facts' if reuse == 'fresh' else 'a fact'}"
+               f" of round {done[-1]}, and {reuse} rounds never ask about those again")
         fix = ("add seed graphs or evidence, lower --rounds, or allow forced repeats with "
                "--reuse avoid")
     else:

@@ -78,8 +78,9 @@ def section_html(curves: list[LeakCurve]) -> str:
         f'<section id="{SECTION}"><h2>Leak-transfer curve</h2>',
         '<p class="explain">Leak&amp;Test at several settings of claim reuse between '
         "consecutive rounds (<code>dwqa leaktest --reuse-settings</code>): <b>fresh</b> "
-        "(alias <b>all</b>) is the default sampling, round t+1 never uses a claim of round "
-        "t; <b>avoid</b> repeats only where nothing else is connected; <b>independent</b> "
+        "(alias <b>all</b>) is the default sampling, no item of round t+1 is computed from "
+        "round t's facts alone; <b>disjoint</b>: round t+1 uses no fact of round t; "
+        "<b>avoid</b> repeats only where nothing else is connected; <b>independent</b> "
         "ignores the previous round; <b>reuse</b> draws round t+1 from round t's claims "
         "only; <b>:P</b> applies a rule to a share P of the seed graphs; <b>N</b> lets each "
         "round draw only from the first N documents of every seed graph. <b>reuse</b> "

@@ -30,7 +30,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -324,43 +324,60 @@ def _role_problem(path: Path, texts: dict[str, str]) -> str | None:
 
 
 # -- the round ---------------------------------------------------------------------------
-def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> tuple[set[str], bool]:
-    """The facts a draw may not use, and whether it may use only previous ones, under
-    ``cfg.reuse`` given the facts the previous round's items used:
+class _Steer(NamedTuple):
+    """What a draw may use, given the facts the previous round's items used."""
 
-    * 'fresh': none of them -- possibly no path left, then the graph sits this round out
-      (``no_fresh_path``); the round after, they are free again (only round t-1 is avoided,
-      which is what Leak&Test leaks);
-    * 'avoid': the same before attempt ``max(1, attempts // 2)``, and while a path without
+    banned: frozenset[str] = frozenset()  # no path with any of these
+    leaked: frozenset[str] = frozenset()  # no path computed from these alone
+    only_previous: bool = False  # only paths made of the previous facts, while there is one
+
+
+def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> _Steer:
+    """How ``cfg.reuse`` steers draw ``attempt`` of graph ``g``, given the facts the
+    previous round's items used:
+
+    * 'fresh': no path whose answer is computed from them alone (``Path.computed_from``):
+      what a leaked round t lets a model compute. A path that shares one of them with a new
+      fact -- a subject's birth with another of its events -- needs the new fact and is
+      fresh. (Banning every shared fact, 'disjoint', empties every other round on pages
+      that several seed graphs cite: their items consume the pages' few anchor facts, a
+      birth or a founding, that most of the pages' paths go through.)
+    * 'disjoint': no path with any of them -- possibly no path left, then the graph sits
+      this round out (``no_fresh_path``); the round after, they are free again (only round
+      t-1 is avoided, which is what Leak&Test leaks);
+    * 'avoid': 'disjoint' before attempt ``max(1, attempts // 2)``, and while a path without
       them is left (``_draw``);
     * 'prefer': only paths made of them while there is one: the same facts asked again;
     * 'allow', a graph outside ``reuse_share``, or no previous facts: no restriction.
 
     It depends only on the previous facts, r and the attempt, so the same round seed over
     the same graph state gives the same items. Steering never adds a candidate: the pool K
-    and the collision bound (``rounds.collisions``) are those of the unsteered pool; 'fresh'
-    removes the t-1 -> t repeats only, and 'prefer' exceeds the bound by design."""
+    and the collision bound (``rounds.collisions``) are those of the unsteered pool;
+    'fresh' and 'disjoint' remove t-1 -> t repeats only, and 'prefer' exceeds the bound by
+    design."""
     prev = cfg.previous_facts
     if cfg.reuse == "allow" or not prev:
-        return set(), False
+        return _Steer()
     if cfg.reuse_share < 1.0 and random.Random(f"{r}:reuse").random() >= cfg.reuse_share:
-        return set(), False
+        return _Steer()
     if cfg.reuse == "prefer":
-        return set(), True
+        return _Steer(only_previous=True)
+    if cfg.reuse == "fresh":
+        return _Steer(leaked=prev)
     if cfg.reuse == "avoid" and attempt >= max(1, cfg.attempts // 2):
-        return set(), False
-    return set(prev), False
+        return _Steer()
+    return _Steer(banned=prev)
 
 
 def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
           taken: set[str]) -> Path | None:
-    banned, only_previous = _exclude(g, cfg, r, attempt)
-    if only_previous:
+    steer = _exclude(g, cfg, r, attempt)
+    if steer.only_previous:
         reused = g.model_copy(update={"paths": [
             p for p in g.paths if all(f.id in cfg.previous_facts for f in p.facts)]})
         return draw(reused, r, attempt, taken=taken) or draw(g, r, attempt, taken=taken)
-    got = draw(g, r, attempt, exclude=banned, taken=taken)
-    if got is None and cfg.reuse == "avoid" and banned:
+    got = draw(g, r, attempt, exclude=steer.banned, leaked=steer.leaked, taken=taken)
+    if got is None and cfg.reuse == "avoid" and steer.banned:
         return draw(g, r, attempt, taken=taken)
     return got
 

@@ -118,6 +118,12 @@ class Path(BaseModel):
     across_documents: bool = True
 
     @property
+    def computed_from(self) -> list[PathFact]:
+        """The facts the answer is computed from: a comparison's link facts say why the two
+        subjects are compared, not what the answer is."""
+        return self.facts[:2] if self.form == "comparison" else self.facts
+
+    @property
     def key(self) -> str:
         """The candidate's identity: its form and facts (the same facts in another round is
         the same candidate, for freshness and the collision statistics)."""
@@ -208,20 +214,25 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
 
 
 def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
-         forms: Iterable[str] = FORMS, taken: Iterable[str] = ()) -> Path | None:
+         forms: Iterable[str] = FORMS, taken: Iterable[str] = (),
+         leaked: Iterable[str] = ()) -> Path | None:
     """Round draw ``attempt`` of graph ``g`` with r_i,t = ``r``: a form uniformly among those
     the graph has (so a graph rich in one form still gives the others), then a path of it.
-    Paths using a fact in ``exclude`` (the previous round's, for fresh rounds) are skipped.
+    Paths using a fact in ``exclude`` are skipped (the previous round's, for 'disjoint'
+    rounds), and so are paths whose answer is computed from facts in ``leaked`` alone (the
+    previous round's, for 'fresh' rounds).
     Attempts are successive draws of one shuffled order: a redraw never repeats a path.
     ``taken``: path keys other seed graphs of the round already asked (graphs that share
     pages share paths; a round asks each once)."""
     banned = set(exclude)
+    known = set(leaked)
     asked = set(taken)
     allowed = set(forms)
     pool: dict[str, list[Path]] = {}
     for p in g.paths:
-        if p.form in allowed and p.key not in asked and not any(f.id in banned
-                                                                  for f in p.facts):
+        if p.form in allowed and p.key not in asked and not any(
+                f.id in banned for f in p.facts) and not (
+                known and all(f.id in known for f in p.computed_from)):
             pool.setdefault(p.form, []).append(p)
     rng = random.Random(r)
     order: list[Path] = []

@@ -13,18 +13,23 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+#: How a round treats the facts the previous round's items used (``SampleConfig.reuse``).
+Reuse = Literal["fresh", "disjoint", "avoid", "allow", "prefer"]
+
 
 class SampleConfig(BaseModel):
     """What a round's draws may do (``dwqa round new`` options)."""
 
     attempts: int = Field(16, ge=1, description="Redraws before a graph is reported empty.")
-    reuse: Literal["fresh", "avoid", "allow", "prefer"] = Field(
+    reuse: Reuse = Field(
         "fresh", description="The facts the previous round's items used: 'fresh' (the "
-        "default) never draws them again in the next round -- a seed graph whose every "
-        "path uses one gets no item this round; 'avoid' draws them only in the second half "
-        "of a graph's attempts, or when nothing without them is left; 'allow' ignores them "
-        "(independent draws); 'prefer' draws only paths made of them while there is one "
-        "(heavy reuse). See ``path_generate._exclude``.")
+        "default) draws no path whose answer is computed from them alone -- every item "
+        "needs a fact the previous round did not use (it may share one, such as a "
+        "subject's birth); 'disjoint' draws no path with any of them -- a seed graph whose "
+        "every path uses one gets no item this round; 'avoid' is 'disjoint' in the first "
+        "half of a graph's attempts and while a path without them is left; 'allow' ignores "
+        "them (independent draws); 'prefer' draws only paths made of them while there is "
+        "one (heavy reuse). See ``path_generate._exclude``.")
     reuse_share: float = Field(
         1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
         "(chosen per graph and round from r); the others draw as with 'allow'.")

@@ -304,8 +304,9 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
 
 def previous_facts(store: Store, t: int, cfg: SampleConfig,
                    previous: int | None = None) -> SampleConfig:
-    """``cfg`` with the fact ids the items of round ``previous`` (default t-1) used, for
-    ``cfg.reuse`` (not read when it is 'allow')."""
+    """``cfg`` with the fact ids the items of round ``previous`` (default t-1) used, and
+    those of every fact stating the same thing from another sentence, for ``cfg.reuse``
+    (not read when it is 'allow')."""
     if cfg.reuse == "allow" or previous == 0:
         return cfg
     rows = store.query("rounds/previous_facts", t=t - 1 if previous is None else previous)

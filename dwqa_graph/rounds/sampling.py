@@ -34,7 +34,8 @@ class SampleConfig(BaseModel):
         1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
         "(chosen per graph and round from r); the others draw as with 'allow'.")
     previous_facts: frozenset[str] = Field(
-        frozenset(), exclude=True, description="Fact ids the previous round's items used; "
+        frozenset(), exclude=True, description="Fact ids the previous round's items used "
+        "(with every fact stating the same from another sentence); "
         "set by ``new_round`` from the graph (not part of θ: it is graph state, like the "
         "evidence).")
 

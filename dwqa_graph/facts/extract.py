@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "22"
+RULES_VERSION = "21"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -432,7 +432,6 @@ _PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "appos", "nsubj", "nsu
 _TIME_NER = {"DATE", "TIME", "DURATION", "SET", "NUMBER"}
 _DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other"}
 PHRASE_MAX_TOKENS = 14
-PHRASE_SHORT_TOKENS = 8
 
 
 def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
@@ -456,62 +455,14 @@ def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
         if v in sub or any(sent.token(i).ner in _TIME_NER for i in sub):
             return None
         keep |= sub
-    core = keep
-    # the short wording first (rules 22): prepositional phrases only while the phrase stays
-    # within PHRASE_SHORT_TOKENS, stopping at the first that does not fit. Eight or more
-    # words of a sentence in a question are a copied run the question may not hold (most
-    # long phrases were rejected so), and a shorter phrase reads as a person would put it
-    # ("starred in Oliver Stone's Savages", not "... alongside Taylor Kitsch"). A phrase
-    # holding an ordinal ("for the second time") says which of several, and is kept whole.
-    # The long wording where the short one does not name the event.
-    kept = _with_obliques(sent, v, core, PHRASE_SHORT_TOKENS, stop_at_first=True)
-    ordinals = {i for d in sent.deps(v, "obl:") if d > v for i in _subtree(sent, d)
-                if sent.token(i).ner == "ORDINAL"}
-    # a phrase left out between kept words ("participated [in the benefit telethon
-    # America:] A Tribute to Heroes") is a hole, not a shorter wording
-    holes = [d for d in sent.deps(v, "obl:") if d not in kept and min(kept) < d < max(kept)]
-    short = _phrase_words(sent, v, text, kept) if ordinals <= kept and not holes else None
-    if short is not None:
-        return short
-    return _phrase_words(sent, v, text, _with_obliques(sent, v, core, PHRASE_MAX_TOKENS))
-
-
-def _with_obliques(sent: Sentence, v: int, core: set[int], limit: int,
-                   stop_at_first: bool = False) -> set[int]:
-    """``core`` with the verb's prepositional phrases after it, in sentence order, while the
-    phrase stays within ``limit`` tokens; a long aside ("with the support of both the
-    ruling ...") is left out whole, and so is one before the subject ("Out of contract, he
-    signed for ..."); with ``stop_at_first``, none after the first that does not fit (a
-    later one would word another event: "attended a workshop [at Le Cordon Bleu] in
-    Paris")."""
-    keep = set(core)
+    # prepositional phrases after the verb, in sentence order, while the phrase stays short;
+    # a long aside ("with the support of both the ruling ...") is left out whole, and so is
+    # one before the subject ("Out of contract, he signed for ...")
     for d in sorted(x for x in sent.deps(v, "obl:") if x > v):
         sub = _subtree(sent, d)
-        if v in sub or any(sent.token(i).ner in _TIME_NER for i in sub):
-            continue
-        if len(keep | sub) <= limit or (stop_at_first and len(keep | sub) <= PHRASE_MAX_TOKENS
-                                        and any(sent.token(i).ner == "ORDINAL" for i in sub)):
+        if (v not in sub and len(keep | sub) <= PHRASE_MAX_TOKENS
+                and not any(sent.token(i).ner in _TIME_NER for i in sub)):
             keep |= sub
-            continue
-        if stop_at_first:
-            # the phrase's own head without what trails it ("in Oliver Stone's Savages
-            # [alongside Taylor Kitsch]", parsed as a modifier of "Savages")
-            trailing = set().union(set(), *(_subtree(sent, c) for r, c in sent.children.get(d, ())
-                                            if r.startswith("nmod") and c > d))
-            if trailing and min(trailing) > d:
-                head = {i for i in sub if i < min(trailing)}
-                # only a whole run of words from the phrase's first up to the modifier
-                if (head == set(range(min(sub), min(trailing)))
-                        and len(keep | head) <= limit):
-                    keep |= head
-            break
-    return keep
-
-
-def _phrase_words(sent: Sentence, v: int, text: str, keep: set[int]) -> str | None:
-    """The kept tokens as the sentence writes them, or None if they do not name an event by
-    themselves (``event_phrase``)."""
-    keep = set(keep)
     # punctuation inside a kept name stays ("America: A Tribute to Heroes")
     keep |= {i for i in range(min(keep) + 1, max(keep))
              if i not in keep and i - 1 in keep and i + 1 in keep

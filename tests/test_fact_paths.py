@@ -261,6 +261,16 @@ def test_comparison_is_mostly_a_difference() -> None:
     assert {r.answer for r in choice} == {"Titanic"}
     assert {r.answer for r in got if not r.two_option} == {"12 years"}
     assert all("directed by James Cameron" in r.question for r in got)
+    # the link follows the pair it links (templates 10): never after the second subject alone
+    born = [fact(x, "born", year=y)
+            for x, y in (("Halvard Ostrem", 1931), ("Ruth Aldane", 1934))]
+    wed = [fact("Halvard Ostrem", "married", object="Ruth Aldane", object_type="PERSON")]
+    pair = FactPath(form="comparison", facts=[*born, *wed])
+    questions = {render(pair, random.Random(s)).question for s in range(400)}
+    assert any("Halvard Ostrem and Ruth Aldane, who married each other" in q for q in questions)
+    assert any(q.startswith("By how many years do the birth years of Halvard Ostrem and Ruth "
+                            "Aldane, who married each other, differ") for q in questions)
+    assert not any("differ from that of" in q for q in questions)
 
 
 def test_age_needs_both_days() -> None:

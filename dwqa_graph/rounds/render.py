@@ -38,8 +38,10 @@ CHOICE_SHARE = 0.15
 #: 1930 film The Golden Calf"; 8: the first of two events as a gerund, the subject named
 #: once ("How many calendar years after signing X did Netflix ...?"), an age "when making
 #: ...", no "X did Y. How many ... later" frame; 9: "calendar" only where a date is known
-#: to the month or day, "had passed since"; no "after being born").
-TEMPLATES_VERSION = "9"
+#: to the month or day, "had passed since"; no "after being born"; 10: a comparison's link
+#: after the pair it links, not after the second subject -- "… differ from that of Hannah
+#: Hoes, who married each other?" read as hers).
+TEMPLATES_VERSION = "10"
 
 
 class Unworded(Exception):
@@ -208,13 +210,11 @@ _COMPARE: dict[str, tuple[str | None, dict[str, str], str]] = {
     "born": ("PERSON", {
         "c1": "How many years apart are the birth years of {A} and {B}, {link}?",
         "c2": "{A} and {B} were {link_bare}. How many years separate their birth years?",
-        "c3": "By how many years does the birth year of {A} differ from that of {B}, "
-              "{link}?"},
+        "c3": "By how many years do the birth years of {A} and {B}, {link}, differ?"},
              "Who was born first: {A} or {B}, {link}?"),
     "died": ("PERSON", {
         "c1": "How many years apart are the years in which {A} and {B}, {link}, died?",
-        "c3": "By how many years does the year of death of {A} differ from that of {B}, "
-              "{link}?"},
+        "c3": "By how many years do the years of death of {A} and {B}, {link}, differ?"},
              "Who died first: {A} or {B}, {link}?"),
     "released": (None, {
         "c1": "How many years apart are the release years of {A} and {B}, {link}?",

@@ -825,3 +825,27 @@ def test_rules_21_births_areas_and_pages_about_an_event(nlp: CoreNLP) -> None:
         "posted a message."))
     # control: a title that merely starts with such a word is a name
     assert page_subject("Death Valley") == "Death Valley"
+
+
+def test_rules_22_a_cut_text_ends_at_a_whole_paragraph_and_no_phrase_refers_back(
+        nlp: CoreNLP) -> None:
+    """From review N: "pledged to sell almost al" (a page read up to 40,000 characters, its
+    last sentence cut mid-word) and "entered into a similar agreement with Borders Group"
+    (similar to what?) were events of items."""
+    from dwqa_graph.facts.stage import passages
+
+    text = "First paragraph.\nIn May 2020, he pledged to sell almost all his houses."
+    limit = text.index("almost al") + len("almost al")
+    got = passages("v", text, limit=limit)
+    assert [p.text for p in got] == ["First paragraph."]
+    assert [p.text for p in passages("v", text, limit=len(text))][-1].endswith("houses.")
+    one_line = "He was born in 1950. He pledged to sell almost all his houses."
+    cut = passages("v", one_line, limit=one_line.index("almost al") + 9)
+    assert [p.text for p in cut] == ["He was born in 1950."]
+    assert {f.phrase for f in facts_of(nlp, "Amazon (company)", "In 2001, Amazon entered "
+                                       "into a similar agreement with Borders Group.")
+            if f.relation == "event"} <= {None}
+    # control: the same event named by itself keeps its phrase
+    assert {f.phrase for f in facts_of(nlp, "Amazon (company)", "In 2001, Amazon entered "
+                                       "into an agreement with Borders Group.")
+            if f.relation == "event"} == {"entered into an agreement with Borders Group"}

@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "21"
+RULES_VERSION = "22"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -430,7 +430,8 @@ def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
 _PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "appos", "nsubj", "nsubj:pass",
                 "nsubj:xsubj", "ref", "csubj", "discourse", "list")
 _TIME_NER = {"DATE", "TIME", "DURATION", "SET", "NUMBER"}
-_DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other"}
+_DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other",
+            "similar", "another"}
 PHRASE_MAX_TOKENS = 14
 
 

@@ -66,9 +66,15 @@ def offline_extractor_id() -> str:
 def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list[Passage]:
     """The version's text up to ``limit`` in passages of whole paragraphs of at most
     ``MAX_CHARS`` (a longer paragraph is cut at a space), and cut where two sentences were
-    glued together."""
+    glued together. A text longer than ``limit`` ends at its last paragraph break before the
+    limit, or at its last full stop: a sentence cut mid-word reads as a fact ("he pledged to
+    sell almost al" was an event)."""
     out: list[Passage] = []
-    start, end = 0, min(len(text), limit)
+    start, end = 0, len(text)
+    if end > limit:
+        end = text.rfind("\n", 0, limit)
+        if end <= 0:
+            end = text.rfind(". ", 0, limit) + 1
     while start < end:
         stop = min(end, start + MAX_CHARS)
         if stop < end:

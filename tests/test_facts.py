@@ -827,7 +827,7 @@ def test_rules_21_births_areas_and_pages_about_an_event(nlp: CoreNLP) -> None:
     assert page_subject("Death Valley") == "Death Valley"
 
 
-def test_rules_22_a_cut_text_ends_at_a_whole_paragraph_and_no_phrase_refers_back(
+def test_rules_23_a_cut_text_ends_at_a_whole_paragraph_and_no_phrase_refers_back(
         nlp: CoreNLP) -> None:
     """From review N: "pledged to sell almost al" (a page read up to 40,000 characters, its
     last sentence cut mid-word) and "entered into a similar agreement with Borders Group"

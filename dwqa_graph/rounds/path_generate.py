@@ -245,8 +245,6 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
     problems = [p for p in (self_contained(x), not_verbatim(x)) if p]
     if r.answer_type in ("entity", "date") and _has(r.question, r.answer):
         problems.append("answer_in_question")
-    # the facts the question is computed from (not the link facts of a comparison)
-    core = path.facts[:2]
     if r.answer_type == "number" or r.two_option:
         years = [str(y) for y in r.detail.get("years", [])] or \
             [d[:4] for d in r.detail.get("dates", [])]  # an age: its two days
@@ -275,7 +273,7 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
                 problems.append("no_shortcut")
     else:
         answer_text = r.answer if r.answer_type == "entity" else r.answer[-4:]
-        for f in core:
+        for f in path.computed_from:
             if _has(f.evidence, answer_text) and all(_has(f.evidence, a) for a in r.anchors):
                 problems.append("no_shortcut")
                 break

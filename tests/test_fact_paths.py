@@ -410,10 +410,13 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
     worded = {render(pair[0], random.Random(s)).question for s in range(30)}
     assert len(worded) >= 2
     # both events by their phrases (the second as "did Ronaldo sign for Juventus", the
-    # first as "signing for Real Madrid" where the subject is named once)
+    # first as "signing for Real Madrid" where the subject is named once; or, counting
+    # back, "before signing for Juventus did Cristiano Ronaldo sign for Real Madrid")
     assert all(("signed for Real Madrid" in q and "did Ronaldo sign for Juventus" in q)
                or ("signing for Real Madrid" in q
-                   and "did Cristiano Ronaldo sign for Juventus" in q) for q in worded)
+                   and "did Cristiano Ronaldo sign for Juventus" in q)
+               or ("before signing for Juventus" in q
+                   and "did Cristiano Ronaldo sign for Real Madrid" in q) for q in worded)
     assert {render(pair[0], random.Random(s)).answer for s in range(30)} == {"9 years"}
     born = [p for p in g.paths if [f.relation for f in p.facts] == ["born", "event"]]
     assert len(born) == 3  # the birth with each signing; never with a Lisbon visit
@@ -461,7 +464,10 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
                   "Ronaldo sign for Juventus?",
                   # templates v8: the first event as a gerund, the subject named once
                   "How many years after signing for Real Madrid did Cristiano "
-                  "Ronaldo sign for Juventus?"}
+                  "Ronaldo sign for Juventus?",
+                  # templates v11: counted back from the second event
+                  "How many years before signing for Juventus did Cristiano Ronaldo "
+                  "sign for Real Madrid?"}
     # templates v9: "calendar" only where a date is known to the day or month (a reader
     # could count whole years from 1 July 2009 instead of 2018 - 2009)
     day = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
@@ -505,6 +511,68 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
     bare = b.model_copy(update={"verb": ""})
     q = render(FactPath(form="temporal", facts=[a, bare]), random.Random(0)).question
     assert q.startswith("How many years passed between the year")
+
+
+PRONOUNS = {
+    "Edward Snowden": "Edward Snowden (born June 21, 1983) is an American whistleblower.\n"
+                      "He resigned from the CIA in 2009.\nIn 2013, he leaked documents.",
+    "Maura Healey": "Maura Healey (born February 8, 1971) is an American politician.\n"
+                    "She joined the Massachusetts Democratic Party in 2007.\n"
+                    "In 2014, she ran for Attorney General of Massachusetts.",
+    "Netflix": "Netflix is an American streaming service founded in 1997.\n"
+               "Netflix launched in Canada in 2010.\nIn 2016, it launched in India.",
+}
+
+
+def test_a_pages_pronoun_reaches_its_subjects_facts(store: Store, nlp: CoreNLP,
+                                                     tmp_path: Path) -> None:
+    """Rules 24: the pronoun a page uses for its subject is stored with the page subject and
+    carried by the facts a path words; a page whose text uses none gives none."""
+    build(store, nlp, tmp_path, PRONOUNS)
+    [g] = load_path_graphs(store, t=1)
+    said = {(f.subject, f.subject_pronoun) for p in g.paths for f in p.facts}
+    assert ("Edward Snowden", "he") in said and ("Maura Healey", "she") in said
+    assert {x for s, x in said if s == "Netflix"} == {None}  # "it" is the template's
+    assert not {x for s, x in said if s in ("Edward Snowden", "Maura Healey")} & {None}
+
+
+def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
+    """Templates v11: a person whose page says "he" or "she" is named once and then by it,
+    anything but a person by "it"; without a pronoun a person is named again (never "it").
+    The age reached in the year of an event is the year difference, a bare number."""
+    born = fact("Edward Snowden", "born", year=1983, date="1983", precision="year",
+                subject_pronoun="he")
+    quit_ = fact("Edward Snowden", "event", year=2013, phrase="resigned from the CIA",
+                 verb="resign", subject_pronoun="he")
+    got = [render(FactPath(form="temporal", facts=[born, quit_]), random.Random(s))
+           for s in range(60)]
+    qs = {(r.question, r.answer) for r in got}
+    assert ("What age did Edward Snowden turn in the year he resigned from the CIA?",
+            "30") in qs
+    assert ("How many calendar years after Edward Snowden was born did he resign from the "
+            "CIA?", "30 years") in qs
+    assert all(q.count("Snowden") == 1 for q, _ in qs)
+    # control: the same facts with no pronoun name him again and never ask "what age ...
+    # in the year he" (a person has no default pronoun)
+    bare = [f.model_copy(update={"subject_pronoun": None}) for f in (born, quit_)]
+    qs = {render(FactPath(form="temporal", facts=bare), random.Random(s)).question
+          for s in range(60)}
+    assert qs and all(" he " not in q and " it " not in q and "turn" not in q for q in qs)
+    assert any("did Snowden resign" in q for q in qs)
+    she = [f.model_copy(update={"subject": "Maura Healey", "subject_id": "mh",
+                                "subject_pronoun": "she"}) for f in (born, quit_)]
+    qs = {render(FactPath(form="temporal", facts=she), random.Random(s)).question
+          for s in range(60)}
+    assert any("she resigned" in q or "did she resign" in q for q in qs)
+    # a company is "it", whatever its page's people are called
+    founded = fact("Netflix", "founded", "ORG", year=1997, date="1997", precision="year",
+                   subject_pronoun="he")
+    launch = fact("Netflix", "event", "ORG", year=2010, phrase="launched in Canada",
+                  verb="launch", subject_pronoun="he")
+    qs = {render(FactPath(form="temporal", facts=[founded, launch]), random.Random(s)).question
+          for s in range(60)}
+    assert "How many years after Netflix was founded did it launch in Canada?" in qs
+    assert all(" he " not in q and q.count("Netflix") == 1 for q in qs)
 
 
 def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: CoreNLP,

@@ -213,9 +213,10 @@ def test_sentences_glued_by_a_lost_space_are_read_apart(nlp: CoreNLP) -> None:
                         "It was directed by Fernando Di Leo.",
                         "It stars Nieves Navarro and Lea Lander. It was shot by John "
                         "G.Blystone."]  # an initial is no glue
-    [(_, facts, _)] = read_versions(nlp, [{"id": "v", "title": "A Wrong Way to Love",
-                                           "text": text, "claims": []}], "t")
-    assert not isinstance(facts, LanguageError)
+    [(_, got, _)] = read_versions(nlp, [{"id": "v", "title": "A Wrong Way to Love",
+                                         "text": text, "claims": []}], "t")
+    assert not isinstance(got, LanguageError)
+    facts = got.facts
     directors = {f.object.name for f in facts if f.relation == "directed_by" and f.object}
     assert directors == {"Fernando Di Leo"}
     assert all(text[f.start:f.end] == f.evidence for f in facts)

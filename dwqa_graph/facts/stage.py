@@ -18,7 +18,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -94,11 +94,20 @@ def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list
     return out
 
 
+class Reading(NamedTuple):
+    """What the offline extractor read from one version."""
+
+    facts: list[Fact]
+    #: The pronoun the page's text uses for its subject ("he", "she"; None when its text
+    #: does not say): a question names a person once and then by it.
+    pronoun: str | None
+
+
 def read_versions(nlp: CoreNLP, versions: list[dict[str, Any]], extractor: str,
-                  ) -> Iterator[tuple[dict[str, Any], list[Fact] | LanguageError, int]]:
-    """Each version with its facts (or the LanguageError that kept the library from reading
-    it) and the number of tokens read. The passages of all the versions are pipelined
-    through the worker's threads together: one at a time would leave threads idle."""
+                  ) -> Iterator[tuple[dict[str, Any], Reading | LanguageError, int]]:
+    """Each version with what was read from it (or the LanguageError that kept the library
+    from reading it) and the number of tokens read. The passages of all the versions are
+    pipelined through the worker's threads together: one at a time would leave threads idle."""
     parts = [(v, p) for v in versions for p in passages(v["id"], v["text"] or "")]
     docs = nlp.annotate_many(p.text for _, p in parts)
     by_version: dict[str, list[tuple[Passage, Any]]] = {}
@@ -116,7 +125,7 @@ def read_versions(nlp: CoreNLP, versions: list[dict[str, Any]], extractor: str,
 
 
 def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
-          extractor: str) -> list[Fact]:
+          extractor: str) -> Reading:
     page = PageResolver(version.get("title"), [(s, p.text) for p, ss in parsed for s in ss])
     claims = sorted((c["start"], c["end"], c["id"]) for c in version.get("claims") or [])
     starts = [c[0] for c in claims]
@@ -127,11 +136,13 @@ def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
             k = bisect.bisect_right(starts, f.start) - 1
             inside = k >= 0 and claims[k][1] >= f.end
             facts.append(f.model_copy(update={"claim_id": claims[k][2]}) if inside else f)
-    return facts
+    return Reading(facts, page.pronoun)
 
 
 def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], family: str,
-          extractor: str) -> WritePlan:
+               extractor: str, pronouns: dict[str, str | None] | None = None) -> WritePlan:
+    """The writes of these versions' facts, entities and page subjects (with the pronoun
+    each page uses for its subject, by version id, where the extractor read one)."""
     plan = WritePlan(WRITE_ORDER)
     plan.add("facts/clear", [{"id": v["id"], "family": family} for v in versions])
     entities: dict[str, dict[str, Any]] = {}
@@ -154,7 +165,8 @@ def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], fam
         ref = next((f.subject for f in facts.get(v["id"], [])
                     if subject and norm_name(f.subject.name) == norm_name(subject)), None)
         if ref is not None:
-            subjects.append({"document_id": v["document_id"], "entity_id": ref.id})
+            subjects.append({"document_id": v["document_id"], "entity_id": ref.id,
+                             "pronoun": (pronouns or {}).get(v["id"])})
     plan.add("facts/entities", entities.values())
     plan.add("facts/write", rows)
     plan.add("facts/page_subjects", subjects)
@@ -202,22 +214,24 @@ def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | No
     try:
         with progress(f"facts ({key})", total["n"]) as advance:
             for page in pending(store, key):
-                done, facts = [], {}
+                done: list[dict[str, Any]] = []
+                facts: dict[str, list[Fact]] = {}
+                pronouns: dict[str, str | None] = {}
                 for v, found, tokens in read_versions(nlp, page, key):
                     if isinstance(found, LanguageError):
                         report.failed_versions += 1
                         report.problems.append(f"version {v['id']} ({v.get('title')}): "
                                                f"{found}")
                         continue
-                    facts[v["id"]] = found
+                    facts[v["id"]], pronouns[v["id"]] = found
                     done.append(v)
                     report.tokens += tokens
-                store.write_plan(facts_plan(done, facts, "corenlp", key))
+                store.write_plan(facts_plan(done, facts, "corenlp", key, pronouns))
                 for v in done:
-                    found = facts[v["id"]]
-                    report.facts += len(found)
-                    report.versions_with_facts += bool(found)
-                    relations.update(f.relation for f in found)
+                    read = facts[v["id"]]
+                    report.facts += len(read)
+                    report.versions_with_facts += bool(read)
+                    relations.update(f.relation for f in read)
                 report.versions += len(page)
                 advance(len(page))
                 if not done:

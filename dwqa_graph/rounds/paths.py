@@ -88,6 +88,8 @@ class PathFact(BaseModel):
     claim_id: str | None = None
     subject_titles: list[str] = Field(default_factory=list)
     object_titles: list[str] = Field(default_factory=list)
+    subject_pronoun: str | None = Field(None, description="The pronoun the subject's own "
+                                        "page uses for it ('he', 'she'), if it has a page.")
 
     @property
     def subject_named(self) -> str:

@@ -40,8 +40,11 @@ CHOICE_SHARE = 0.15
 #: ...", no "X did Y. How many ... later" frame; 9: "calendar" only where a date is known
 #: to the month or day, "had passed since"; no "after being born"; 10: a comparison's link
 #: after the pair it links, not after the second subject -- "… differ from that of Hannah
-#: Hoes, who married each other?" read as hers).
-TEMPLATES_VERSION = "10"
+#: Hoes, who married each other?" read as hers); 11: the subject named once, then by its
+#: pronoun ("did he sign", "did it launch": reviewers marked "after Edward Snowden was born
+#: did Snowden ..." mechanical), an age "turned in the year ...", an interval asked
+#: "how many years before ...").
+TEMPLATES_VERSION = "11"
 
 
 class Unworded(Exception):
@@ -273,23 +276,30 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
 #: both dates are to the day). From two years, "how old" or "how many years after being
 #: born" has two answers; the year phrasing says how years are counted.
 _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] = {
+    # {s2}: the subject again, by its pronoun where known, else by surname; {p}: the pronoun
+    # only (a frame with {p} is used only where it is known). "What age did X turn in the
+    # year ...": the age a person reaches in a calendar year is that year minus the birth
+    # year, so the year difference is its one answer (unlike "how old was X when ...").
     ("born", "won"): ("PERSON", {
-        "t2": "How many calendar years after {S} was born did {s} win {O}?"},
+        "t2": "How many calendar years after {S} was born did {s2} win {O}?",
+        "a7": "What age did {S} turn in the year {p} won {O}?"},
         "How old was {S} when winning {O}?"),
     ("born", "married"): ("PERSON", {
-        "t2": "How many calendar years after {S} was born did {s} marry {O}?"},
+        "t2": "How many calendar years after {S} was born did {s2} marry {O}?",
+        "a7": "What age did {S} turn in the year {p} married {O}?"},
         "How old was {S} when marrying {O}?"),
     ("born", "member_of"): ("PERSON", {
-        "t2": "How many calendar years after {S} was born did {s} join {O}?"},
+        "t2": "How many calendar years after {S} was born did {s2} join {O}?",
+        "a7": "What age did {S} turn in the year {p} joined {O}?"},
         "How old was {S} when joining {O}?"),
     ("founded", "opened"): (None, {
         "t2": "How many calendar years after {S} was founded did it open?"}, None),
     ("released", "won"): (None, {
         "t2": "How many calendar years after {S} was released did it win {O}?"}, None),
-    # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {s}: the subject again,
-    # by surname for a person; {D2}: the second event as a question's clause ("did Ronaldo
-    # sign for Juventus", "was Kalam elected as ..."). The frames without {D2} (a fact with
-    # no verb to put in the base form) read as fill-in frames to reviewers (all of them,
+    # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {D2}: the second event
+    # as a question's clause about {s2} ("did he sign for Juventus", "was Kalam elected as
+    # ..."). The frames without {D2} (a fact with no verb to put in the base form) read as
+    # fill-in frames to reviewers (all of them,
     # against 1 in 7 of "How many calendar years after ... did ...?"): only a fallback.
     # {G1}: the first event as a gerund ("signing The Duffer Brothers", "being elected to
     # the Senate"), so the subject is named once, in the clause {DS2} ("did Netflix appoint
@@ -297,22 +307,28 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     # later" template-like, and a subject next to its phrase copies the sentence's words.
     # {W2}: the second event after "when" ("making his 100th appearance", "elected to ...").
     # ("after being born" read as odd to reviewers: a person asks how old someone was)
+    # {G2}: the second event as a gerund, {DS1}: the first as a clause naming the subject
+    # ("How many years before signing for Juventus did Cristiano Ronaldo sign for ...?").
     ("born", "event"): ("PERSON", {
-        "t1": "How many years passed between the year {S} was born and the year {s} {P2}?",
+        "t1": "How many years passed between the year {S} was born and the year {s2} {P2}?",
         "t4": "How many calendar years after {S} was born {D2}?",
-        "t6": "How many calendar years had passed since {S}'s birth when {s} {P2}?"},
+        "t6": "How many calendar years had passed since {S}'s birth when {s2} {P2}?",
+        "a7": "What age did {S} turn in the year {p} {P2}?"},
         "How old was {S} when {W2}?"),
     ("founded", "event"): (None, {
-        "t1": "How many years passed between the year {S} was founded and the year {s} "
+        "t1": "How many years passed between the year {S} was founded and the year {s2} "
               "{P2}?",
         "t4": "How many calendar years after {S} was founded {D2}?",
         "t5": "How many calendar years after its founding {DS2}?",
-        "t6": "How many calendar years had passed since the founding of {S} when {s} "
-              "{P2}?"}, None),
+        "t6": "How many calendar years had passed since the founding of {S} when {s2} "
+              "{P2}?",
+        "t7": "In the year {S} {P2}, how many calendar years had passed since its "
+              "founding?"}, None),
     ("event", "event"): (None, {
-        "e1": "How many years passed between the year {S} {P1} and the year {s} {P2}?",
+        "e1": "How many years passed between the year {S} {P1} and the year {s2} {P2}?",
         "e4": "How many calendar years after {S} {P1} {D2}?",
-        "e6": "How many calendar years after {G1} {DS2}?"}, None),
+        "e6": "How many calendar years after {G1} {DS2}?",
+        "e7": "How many calendar years before {G2} {DS1}?"}, None),
 }
 
 
@@ -360,6 +376,15 @@ _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della"
               "ten", "ter", "bin", "ibn", "al", "el", "dos", "das", "st."}
 
 
+def pronoun(f: PathFact) -> str | None:
+    """The pronoun a question refers to the fact's subject by, once named: "it" for anything
+    but a person, "he" or "she" as the person's own page says; None (named again) where the
+    page does not say -- a person has no default."""
+    if f.subject_type != "PERSON":
+        return "it"
+    return f.subject_pronoun if f.subject_pronoun in ("he", "she") else None
+
+
 def short_name(name: str, entity_type: str) -> str:
     """A person named again in one question: by surname ("Ronaldo", "Van Buren"); a regnal
     or family suffix keeps the whole name, and anything but a person is named whole."""
@@ -395,6 +420,8 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
 
 #: The frames a temporal path is worded with only where no other fits.
 _FALLBACK = {"t1", "e1"}
+#: The frames that ask the age reached in a year.
+_TURNED = {"a7"}
 
 
 def _temporal(p: Path, rng: random.Random) -> Rendered:
@@ -440,11 +467,15 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("no_object")
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
-    s = short_name(f1.subject, f1.subject_type)
+    pron = pronoun(f1)
+    s2 = pron or short_name(f1.subject, f1.subject_type)
     slots = {"S": f1.subject_named, "O": f2.object_named or "", "P1": _phrase(f1),
-             "P2": _phrase(f2), "s": s, "D2": event_clause(f2, s) or "",
+             "P2": _phrase(f2), "s2": s2, "p": pron or "", "D2": event_clause(f2, s2) or "",
+             "DS1": (event_clause(f1, f1.subject_named) or "") if f1.relation == "event"
+             else "",
              "DS2": event_clause(f2, f1.subject_named) or "",
              "G1": (gerund_clause(f1) or "") if f1.relation == "event" else "",
+             "G2": (gerund_clause(f2) or "") if f2.relation == "event" else "",
              "W2": (gerund_clause(f2, when=True) or "") if f2.relation == "event" else ""}
     # the frames whose slots the facts fill; the "years passed between the year ..."
     # frames only where no other fits (reviewers read them as fill-in frames)
@@ -463,6 +494,12 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                         detail={"dates": [f1.date, f2.date], "age": age})
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
+    if key in _TURNED:  # an age reached in a year: a number, not a number of years
+        return Rendered(question=question, answer=str(y2 - y1), answer_type="number",
+                        pattern="temporal",
+                        phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
+                        anchors=[f1.subject] + ([f2.object] if f2.object else []),
+                        detail={"years": [y1, y2]})
     if f1.relation != "born" and all(f.precision in (None, "year") for f in (f1, f2)):
         # Two events known by their years only: "how many years after" has one answer, the
         # difference of the years; "calendar" is needed only where a date to the month or

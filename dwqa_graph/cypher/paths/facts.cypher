@@ -2,7 +2,8 @@
 // the claim holding their sentence (if the claims stage kept it): what a path's question is
 // worded from and what its item's provenance points to, and the titles of the pages each
 // entity is the subject of ("The Golden Calf (1930 film)": the question keeps the
-// qualifier a bare title would lose). Parameter: $versions.
+// qualifier a bare title would lose), and the pronoun the subject's page uses for it.
+// Parameter: $versions.
 MATCH (v:DocumentVersion)<-[:READ_FROM]-(f:Fact)-[:SUBJECT]->(s:NamedEntity)
 WHERE v.id IN $versions
 OPTIONAL MATCH (f)-[:OBJECT]->(o:NamedEntity)
@@ -14,6 +15,8 @@ RETURN f.id AS id, f.relation AS relation, f.verb AS verb, f.date AS date, f.yea
        o.id AS object_id, o.name AS object, o.type AS object_type,
        [(s)-[:SUBJECT_OF]->(d:Document)-[:HAS_VERSION]->(x:DocumentVersion)
         WHERE x.id IN $versions | coalesce(x.title, d.title)] AS subject_titles,
+       [(s)-[r:SUBJECT_OF]->(d:Document)-[:HAS_VERSION]->(x:DocumentVersion)
+        WHERE x.id IN $versions AND r.pronoun IS NOT NULL | r.pronoun][0] AS subject_pronoun,
        CASE WHEN o IS NULL THEN [] ELSE
          [(o)-[:SUBJECT_OF]->(d:Document)-[:HAS_VERSION]->(x:DocumentVersion)
           WHERE x.id IN $versions | coalesce(x.title, d.title)] END AS object_titles

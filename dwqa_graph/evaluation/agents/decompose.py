@@ -183,10 +183,11 @@ class DecomposeAgent:
             if not text.strip():
                 continue
             # read as the facts stage reads a version: paragraphs, glued sentences cut apart
-            [(_, facts, _)] = read_versions(self.nlp, [{"id": page.url, "title": page.title
-                                                        or None, "text": text}], "decompose")
-            if isinstance(facts, LanguageError):
-                raise facts
+            [(_, got, _)] = read_versions(self.nlp, [{"id": page.url, "title": page.title
+                                                      or None, "text": text}], "decompose")
+            if isinstance(got, LanguageError):
+                raise got
+            facts = got.facts
             mine = [f for f in facts if _same(f.subject.name, subject)]
             read.steps.append(f"read [{rank}] {page.url}: {len(facts)} facts, {len(mine)} "
                               f"about {subject!r}")

@@ -524,6 +524,28 @@ PRONOUNS = {
 }
 
 
+def test_a_draw_spreads_over_the_kinds_of_question_a_graph_offers() -> None:
+    """A person's page pairs each event with the birth: six "born+event" paths, one
+    "event+event". Drawn uniformly over paths the interval would come 1 time in 7; a kind
+    is drawn uniformly first, so it comes about half the time, and every path is still
+    reached by some draw."""
+    born = fact("Willie Nelson", "born", year=1933, date="1933", precision="year")
+    events = [fact("Willie Nelson", "event", year=1960 + i, phrase=f"released Album {i}",
+                   verb="release") for i in range(6)]
+    paths = [FactPath(form="temporal", facts=[born, e]) for e in events]
+    paths.append(FactPath(form="temporal", facts=events[:2]))
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[], paths=paths)
+    assert {p.kind for p in paths} == {"temporal/born+event", "temporal/event+event"}
+    firsts = [draw(g, r, 0) for r in range(400)]
+    share = sum(p is not None and p.kind == "temporal/event+event" for p in firsts) / 400
+    assert 0.4 < share < 0.6, share
+    assert {p.key for p in firsts if p is not None} == {p.key for p in paths}
+    # every attempt of one draw is a different path, and all of them come
+    assert sorted(x.key for a in range(7) if (x := draw(g, 5, a))) == \
+        sorted(p.key for p in paths)
+    assert draw(g, 5, 7) is None
+
+
 def test_a_pages_pronoun_reaches_its_subjects_facts(store: Store, nlp: CoreNLP,
                                                      tmp_path: Path) -> None:
     """Rules 24: the pronoun a page uses for its subject is stored with the page subject and

@@ -850,3 +850,24 @@ def test_rules_23_a_cut_text_ends_at_a_whole_paragraph_and_no_phrase_refers_back
     assert {f.phrase for f in facts_of(nlp, "Amazon (company)", "In 2001, Amazon entered "
                                        "into an agreement with Borders Group.")
             if f.relation == "event"} == {"entered into an agreement with Borders Group"}
+
+
+def test_rules_25_no_phrase_ends_inside_a_name(nlp: CoreNLP) -> None:
+    """From reviews O and Q: "co-authored Farm Aid" (the book "Farm Aid: A Song for America",
+    read as the concert) and "criticised ... its television programme Doctor" (Doctor Who)
+    were events of items; a phrase that stops inside a name names something else."""
+    def phrases(title: str, sentence: str) -> set[str | None]:
+        return {f.phrase for f in facts_of(nlp, title, sentence) if f.relation == "event"}
+
+    assert phrases("Willie Nelson", "In 2005 he co-authored Farm Aid: A Song for America, a "
+                   "commemorative book about the twentieth anniversary of Farm Aid.") <= {None}
+    assert phrases("Millvina Dean", "In December 2007, she criticised the BBC and its "
+                   "television programme Doctor Who for including an episode with a "
+                   "starship called the Titanic.") <= {None}
+    # controls: names the phrase holds whole keep it
+    assert phrases("Willie Nelson", "In 2005 Nelson released the album Countryman with Lost "
+                   "Highway Records.") == {"released the album Countryman with Lost Highway "
+                                           "Records"}
+    assert phrases("Millvina Dean", "In December 2007, Dean criticised the BBC for its "
+                   "television programme Titanic Tales.") == {
+        "criticised the BBC for its television programme Titanic Tales"}

@@ -59,7 +59,9 @@ from dwqa_graph.rounds.render import (
 )
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 
-PATH_GENERATOR_VERSION = "1"
+#: Part of θ: bump when the same graph and r_i,t draw another path (2: a kind of question
+#: drawn uniformly within a form, ``paths.draw``).
+PATH_GENERATOR_VERSION = "2"
 
 
 class PathDraw:

@@ -126,6 +126,12 @@ class Path(BaseModel):
         return self.facts[:2] if self.form == "comparison" else self.facts
 
     @property
+    def kind(self) -> str:
+        """The question's kind: its form and the relations it computes with
+        ("temporal/born+event", "temporal/event+event", "bridge/directed_by+born")."""
+        return self.form + "/" + "+".join(f.relation for f in self.facts[:2])
+
+    @property
     def key(self) -> str:
         """The candidate's identity: its form and facts (the same facts in another round is
         the same candidate, for freshness and the collision statistics)."""
@@ -219,7 +225,10 @@ def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
          forms: Iterable[str] = FORMS, taken: Iterable[str] = (),
          leaked: Iterable[str] = ()) -> Path | None:
     """Round draw ``attempt`` of graph ``g`` with r_i,t = ``r``: a form uniformly among those
-    the graph has (so a graph rich in one form still gives the others), then a path of it.
+    the graph has (so a graph rich in one form still gives the others), then a kind of it
+    uniformly (``Path.kind``: a person's page pairs each event with the birth, and "how old
+    was X when ..." on every other item read as one fill-in frame to blind reviewers), then
+    a path of that kind.
     Paths using a fact in ``exclude`` are skipped (the previous round's, for 'disjoint'
     rounds), and so are paths whose answer is computed from facts in ``leaked`` alone (the
     previous round's, for 'fresh' rounds).
@@ -230,18 +239,21 @@ def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
     known = set(leaked)
     asked = set(taken)
     allowed = set(forms)
-    pool: dict[str, list[Path]] = {}
+    pool: dict[str, dict[str, list[Path]]] = {}
     for p in g.paths:
         if p.form in allowed and p.key not in asked and not any(
                 f.id in banned for f in p.facts) and not (
                 known and all(f.id in known for f in p.computed_from)):
-            pool.setdefault(p.form, []).append(p)
+            pool.setdefault(p.form, {}).setdefault(p.kind, []).append(p)
     rng = random.Random(r)
     order: list[Path] = []
-    queues = {f: sorted(ps, key=lambda p: p.key) for f, ps in sorted(pool.items())}
-    for ps in queues.values():
-        rng.shuffle(ps)
-    while any(queues.values()):
-        form = rng.choice(sorted(f for f, ps in queues.items() if ps))
-        order.append(queues[form].pop())
+    queues = {f: {k: sorted(ps, key=lambda p: p.key) for k, ps in sorted(kinds.items())}
+              for f, kinds in sorted(pool.items())}
+    for kinds in queues.values():
+        for ps in kinds.values():
+            rng.shuffle(ps)
+    while any(any(kinds.values()) for kinds in queues.values()):
+        form = rng.choice(sorted(f for f, kinds in queues.items() if any(kinds.values())))
+        kind = rng.choice(sorted(k for k, ps in queues[form].items() if ps))
+        order.append(queues[form][kind].pop())
     return order[attempt] if attempt < len(order) else None

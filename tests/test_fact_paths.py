@@ -283,6 +283,27 @@ def test_age_needs_both_days() -> None:
         render(FactPath(form="temporal", facts=[born, year_only]), random.Random(1))
 
 
+def test_no_birth_is_paired_with_an_event_after_the_death() -> None:
+    """Review R: "What age did Elvis Presley turn in the year he was awarded the Presidential
+    Medal of Freedom?" -> 83 (a posthumous award). An event after the death the graph dates
+    pairs with no birth; before the death, or with no death known, it does."""
+    born = fact("Elvis Presley", "born", year=1935, date="1935-01-08", precision="day",
+                subject_pronoun="he")
+    died = fact("Elvis Presley", "died", year=1977, date="1977-08-16", precision="day")
+    award = fact("Elvis Presley", "event", year=2018, verb="award", subject_pronoun="he",
+                 phrase="was awarded the Presidential Medal of Freedom")
+    debut = award.model_copy(update={"id": "debut", "year": 1956, "verb": "make",
+                                     "phrase": "made his film debut in Love Me Tender"})
+    lifespan = FactPath(form="temporal", facts=[born, died])
+    late, early = (FactPath(form="temporal", facts=[born, e]) for e in (award, debut))
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[],
+                  paths=[lifespan, late, early])
+    assert "posthumous" in path_problems(g, late, render(late, random.Random(0)), {})
+    assert "posthumous" not in path_problems(g, early, render(early, random.Random(0)), {})
+    alive = g.model_copy(update={"paths": [late, early]})  # no death in the graph
+    assert "posthumous" not in path_problems(alive, late, render(late, random.Random(0)), {})
+
+
 def test_path_checks_catch_shortcuts() -> None:
     g = PathGraph(query_id="q", question="Who directed Titanic?", evidence_round=0,
                   documents=[], answers=["James Cameron"])

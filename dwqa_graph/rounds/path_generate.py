@@ -282,10 +282,25 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
     role = _role_problem(path, texts)
     if role:
         problems.append(role)
+    if _posthumous(g, path):
+        problems.append("posthumous")
     if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
             _has(g.question, a) for a in r.anchors):
         problems.append("seed_question")
     return list(dict.fromkeys(problems))
+
+
+def _posthumous(g: PathGraph, path: Path) -> bool:
+    """A birth and an event after the person's death (a posthumous award): "what age did
+    Elvis Presley turn in the year he was awarded ..." asks the age of a dead man (review R),
+    and years from a birth to it count nothing about the life. The death is any fact of the
+    graph that dates it."""
+    if path.form != "temporal" or len(path.facts) != 2 or path.facts[0].relation != "born":
+        return False
+    person, year = path.facts[0].subject_id, path.facts[1].the_year
+    return year is not None and any(
+        f.relation == "died" and f.subject_id == person and f.year is not None
+        and f.year < year for p in g.paths for f in p.facts)
 
 
 #: The role a credit gives its object, as a page's lead would name it. Two people of one

@@ -241,11 +241,16 @@ def test_a_title_qualifier_names_the_entity_unless_it_gives_a_year_away() -> Non
                  random.Random(s)).question for s in range(20)}
     assert all(q[0].isupper() and "(company)" not in q and "company Amazon" in q
                for q in qs), qs
-    # a path about the film's own release year names it bare
+    # a path about the film's own release year: the qualifier would give the year away and
+    # the bare title names several films (review S), so it is no question
     released = fact("The Golden Calf", "released", "MISC", year=1930, subject_titles=calf)
     maker = BORN.model_copy(update={"year": 1890, "date": "1890"})
-    q = render(FactPath(form="temporal", facts=[maker, released, film]),
-               random.Random(0)).question
+    with pytest.raises(Unworded, match="title_gives_year"):
+        render(FactPath(form="temporal", facts=[maker, released, film]), random.Random(0))
+    # control: a title with no qualifier is asked about its year as it is
+    bare = [f.model_copy(update={"subject_titles": ["The Golden Calf"]})
+            for f in (released, film)]
+    q = render(FactPath(form="temporal", facts=[maker, *bare]), random.Random(0)).question
     assert "The Golden Calf" in q and "1930" not in q
 
 
@@ -590,13 +595,21 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
     got = [render(FactPath(form="temporal", facts=[born, quit_]), random.Random(s))
            for s in range(60)]
     qs = {(r.question, r.answer) for r in got}
-    assert ("What age did Edward Snowden turn in the year he resigned from the CIA?",
-            "30") in qs
-    assert ("How many calendar years after Edward Snowden was born did he resign from the "
-            "CIA?", "30 years") in qs
-    assert all(q.count("Snowden") == 1 for q, _ in qs)
-    # control: the same facts with no pronoun name him again and never ask "what age ...
-    # in the year he" (a person has no default pronoun)
+    # templates v12: with the pronoun known, a birth is asked only as the age turned ...
+    assert qs == {("What age did Edward Snowden turn in the year he resigned from the CIA?",
+                   "30")}
+    # ... unless that copies a run of the sentence the checks refuse ("he" and the phrase as
+    # written): then in calendar years, the verb in its base form
+    post = quit_.model_copy(update={
+        "phrase": "resigned from his post at the CIA station",
+        "evidence": "In 2013, he resigned from his post at the CIA station."})
+    qs = {(r.question, r.answer) for s in range(60) for r in
+          [render(FactPath(form="temporal", facts=[born, post]), random.Random(s))]}
+    assert ("How many calendar years after Edward Snowden was born did he resign from his "
+            "post at the CIA station?", "30 years") in qs
+    assert not any("turn" in q for q, _ in qs)
+    # control: the same facts with no pronoun name him again, counting calendar years, and
+    # never ask "what age ... in the year he" (a person has no default pronoun)
     bare = [f.model_copy(update={"subject_pronoun": None}) for f in (born, quit_)]
     qs = {render(FactPath(form="temporal", facts=bare), random.Random(s)).question
           for s in range(60)}
@@ -606,7 +619,7 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
                                 "subject_pronoun": "she"}) for f in (born, quit_)]
     qs = {render(FactPath(form="temporal", facts=she), random.Random(s)).question
           for s in range(60)}
-    assert any("she resigned" in q or "did she resign" in q for q in qs)
+    assert qs == {"What age did Maura Healey turn in the year she resigned from the CIA?"}
     # a company is "it", whatever its page's people are called
     founded = fact("Netflix", "founded", "ORG", year=1997, date="1997", precision="year",
                    subject_pronoun="he")

@@ -21,6 +21,7 @@ from lemminflect import getInflection
 from pydantic import BaseModel, Field
 
 from dwqa_graph.facts.resolve import title_qualifier
+from dwqa_graph.rounds.checks import copied_run
 from dwqa_graph.rounds.paths import Path, PathFact
 
 AnswerType = Literal["entity", "date", "number", "choice"]
@@ -43,8 +44,9 @@ CHOICE_SHARE = 0.15
 #: Hoes, who married each other?" read as hers); 11: the subject named once, then by its
 #: pronoun ("did he sign", "did it launch": reviewers marked "after Edward Snowden was born
 #: did Snowden ..." mechanical), an age "turned in the year ...", an interval asked
-#: "how many years before ...").
-TEMPLATES_VERSION = "11"
+#: "how many years before ..."); 12: a birth asked as the age turned in the event's year
+#: wherever the person's pronoun is known.
+TEMPLATES_VERSION = "12"
 
 
 class Unworded(Exception):
@@ -420,7 +422,9 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
 
 #: The frames a temporal path is worded with only where no other fits.
 _FALLBACK = {"t1", "e1"}
-#: The frames that ask the age reached in a year.
+#: The frames that ask the age reached in a year: where one fits, a birth is asked only so.
+#: Blind reviewers (review R) marked the "calendar years after X was born did he ..." frames
+#: template-like 19 times in 22, "What age did X turn in the year he ..." 2 in 9.
 _TURNED = {"a7"}
 
 
@@ -482,6 +486,11 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     usable = {k: v for k, v in frames.items()
               if all(slots[x] for x in re.findall(r"\{(\w+)\}", v))}
     frames = {k: v for k, v in usable.items() if k not in _FALLBACK} or usable
+    # the age frame copies "he" and the event's phrase as its sentence has them: where that
+    # is a run the checks refuse, the others (whose verb is in the base form) word it
+    turned = {k: v for k, v in frames.items() if k in _TURNED and not copied_run(
+        v.format(**slots), [f.evidence for f in p.facts])}
+    frames = turned or {k: v for k, v in frames.items() if k not in _TURNED} or frames
     if age_frame is not None and "{W2}" in age_frame and not slots["W2"]:
         age_frame = None
     b, d = _day(f1), _day(f2)
@@ -519,7 +528,7 @@ _RENDER = {"bridge": _bridge, "intersection": _intersection, "comparison": _comp
 def _titles_not_revealing(path: Path) -> Path:
     """The path with the page titles whose qualifier states one of its years dropped: "the
     director of Titanic (1997 film)" would give away the release year a question computes
-    with; such an entity is named bare."""
+    with (and an entity left with no title is not asked about, ``render``)."""
     years = {str(y) for f in path.facts if (y := f.the_year) is not None}
 
     def keep(titles: list[str]) -> list[str]:
@@ -535,7 +544,17 @@ def render(path: Path, rng: random.Random) -> Rendered:
     """The question a path asks, worded with ``rng``'s choices. Entities are named with
     their page title's qualifier ("the 1930 film The Golden Calf", "Metrocenter Mall
     (Jackson, Mississippi)") unless it states a year the question is about."""
-    got = _RENDER[path.form](_titles_not_revealing(path), rng)
+    shown = _titles_not_revealing(path)
+    got = _RENDER[path.form](shown, rng)
+    # An entity the question names whose title's qualifier states a year the question asks
+    # about: without the qualifier the bare title names several things ("The Golden Calf
+    # (1930 film)": review S), with it the year is given away.
+    bare = {n for f, g in zip(path.facts, shown.facts, strict=True)
+            for n, before, after in ((f.subject, f.subject_titles, g.subject_titles),
+                                     (f.object, f.object_titles, g.object_titles))
+            if n and before and not after}
+    if bare & set(got.anchors):
+        raise Unworded("title_gives_year")
     # a qualified name may open the question ("the 1930 film The Golden Calf came out ...")
     return got.model_copy(update={"question": got.question[:1].upper() + got.question[1:]})
 

@@ -301,8 +301,8 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {D2}: the second event
     # as a question's clause about {s2} ("did he sign for Juventus", "was Kalam elected as
     # ..."). The frames without {D2} (a fact with no verb to put in the base form) read as
-    # fill-in frames to reviewers (all of them,
-    # against 1 in 7 of "How many calendar years after ... did ...?"): only a fallback.
+    # fill-in frames to reviewers (all of them, against 1 in 7 of "How many calendar years
+    # after ... did ...?"): only a fallback.
     # {G1}: the first event as a gerund ("signing The Duffer Brothers", "being elected to
     # the Senate"), so the subject is named once, in the clause {DS2} ("did Netflix appoint
     # ...") -- reviewers marked "after {S} was born did {s} ..." and "{S} {P1}. How many ...
@@ -503,19 +503,15 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                         detail={"dates": [f1.date, f2.date], "age": age})
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
-    if key in _TURNED:  # an age reached in a year: a number, not a number of years
-        return Rendered(question=question, answer=str(y2 - y1), answer_type="number",
-                        pattern="temporal",
-                        phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
-                        anchors=[f1.subject] + ([f2.object] if f2.object else []),
-                        detail={"years": [y1, y2]})
+    # an age reached in a year is a number, not a number of years
+    answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)
     if f1.relation != "born" and all(f.precision in (None, "year") for f in (f1, f2)):
         # Two events known by their years only: "how many years after" has one answer, the
         # difference of the years; "calendar" is needed only where a date to the month or
         # day would let a reader count whole years instead (and no birth: no age).
         question = question.replace("calendar years", "years")
         key += ".y"
-    return Rendered(question=question, answer=_years(y2 - y1), answer_type="number",
+    return Rendered(question=question, answer=answer, answer_type="number",
                     pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                     anchors=[f1.subject] + ([f2.object] if f2.object else []),
                     detail={"years": [y1, y2]})

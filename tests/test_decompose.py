@@ -79,6 +79,11 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     # first event worded as a gerund ("signing for Real Madrid")
     got = a.answer("How old was Cristiano Ronaldo when signing for Real Madrid?")
     assert got.answer == "24", got.steps
+    # templates v13: "at what age did X ...", "how old was X when he ..."
+    got = a.answer("At what age did Cristiano Ronaldo sign for Real Madrid?")
+    assert got.answer == "24", got.steps
+    got = a.answer("How old was Cristiano Ronaldo when he signed for Real Madrid?")
+    assert got.answer == "24", got.steps
     got = a.answer("How many calendar years after signing for Real Madrid did Cristiano "
                    "Ronaldo sign for Juventus?")
     assert got.answer == "9 years", got.steps

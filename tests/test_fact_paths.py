@@ -23,11 +23,12 @@ from dwqa_graph.facts.resolve import qualified_name
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.rounds import path_generate as path_gen_mod
 from dwqa_graph.rounds import paths as paths_mod
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
 from dwqa_graph.rounds.paths import Path as FactPath
 from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
-from dwqa_graph.rounds.render import Unworded, covered, render, short_name
+from dwqa_graph.rounds.render import Unworded, covered, render, short_name, whole_years
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
@@ -403,8 +404,37 @@ def test_a_difference_from_years_says_it_counts_years() -> None:
         assert r.answer == "18 years"
     day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
-    r = render(FactPath(form="temporal", facts=[day_born, day_won]), random.Random(0))
-    assert r.question == "How old was Pelé when winning FIFA World Cup?" and r.answer == "17"
+    got = {(r.question, r.answer) for s in range(30) for r in
+           [render(FactPath(form="temporal", facts=[day_born, day_won]), random.Random(s))]}
+    assert got == {("At what age did Pelé win FIFA World Cup?", "17")}
+    he = [f.model_copy(update={"subject_pronoun": "he"}) for f in (day_born, day_won)]
+    got = {(r.question, r.answer) for s in range(30) for r in
+           [render(FactPath(form="temporal", facts=he), random.Random(s))]}
+    assert got == {("At what age did Pelé win FIFA World Cup?", "17"),
+                   ("How old was Pelé when he won FIFA World Cup?", "17")}
+
+
+def test_whole_years_are_counted_only_where_the_dates_decide_them() -> None:
+    """Templates v13: an age ("how old was X when ...") needs the whole years between two
+    dates, which a month decides unless it is the birth's own month (then the day does)."""
+    def f(date: str, precision: str) -> PathFact:
+        return fact("Pelé", "born", year=int(date[:4]), date=date, precision=precision)
+    born = f("1940-10-23", "day")
+    assert whole_years(born, f("1958-06", "month")) == 17  # June, before his birthday
+    assert whole_years(born, f("1958-11", "month")) == 18  # November, after it
+    assert whole_years(born, f("1958-10", "month")) is None  # October: which day?
+    assert whole_years(born, f("1958-10-22", "day")) == 17
+    assert whole_years(born, f("1958-10-23", "day")) == 18
+    assert whole_years(born, f("1958", "year")) is None
+    assert whole_years(f("1940", "year"), f("1958-06-29", "day")) is None
+    # the age is asked from a month too; in the birthday's month it is the year count
+    june = fact("Pelé", "won", object="FIFA World Cup", object_type="MISC", when="1958",
+                date="1958-06", precision="month")
+    r = render(FactPath(form="temporal", facts=[born, june]), random.Random(0))
+    assert (r.question, r.answer) == ("At what age did Pelé win FIFA World Cup?", "17")
+    october = june.model_copy(update={"date": "1958-10"})
+    r = render(FactPath(form="temporal", facts=[born, october]), random.Random(0))
+    assert "calendar years" in r.question and r.answer == "18 years"
 
 
 EVENTS = {
@@ -494,13 +524,22 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
                   # templates v11: counted back from the second event
                   "How many years before signing for Juventus did Cristiano Ronaldo "
                   "sign for Real Madrid?"}
-    # templates v9: "calendar" only where a date is known to the day or month (a reader
-    # could count whole years from 1 July 2009 instead of 2018 - 2009)
+    # templates v13: "calendar" only where the two ways of counting differ: from 1 July 2009
+    # to June 2018 a reader counts 8 whole years, 2018 - 2009 is 9
     day = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
-    qs = {render(FactPath(form="temporal", facts=[day, b]), random.Random(s)).question
-          for s in range(60)}
-    assert "How many calendar years after signing for Real Madrid did Cristiano Ronaldo " \
-           "sign for Juventus?" in qs and all("calendar years" in q for q in qs)
+    june = b.model_copy(update={"date": "2018-06", "precision": "month"})
+    got = {(r.question, r.answer) for s in range(60)
+           for r in [render(FactPath(form="temporal", facts=[day, june]), random.Random(s))]}
+    assert ("How many calendar years after signing for Real Madrid did Cristiano Ronaldo "
+            "sign for Juventus?", "9 years") in got
+    assert all("calendar years" in q for q, _ in got)
+    # control: to August 2018 both counts are 9; with one date known by its year only, the
+    # year difference is all a reader can count: no "calendar"
+    for later in (b.model_copy(update={"date": "2018-08", "precision": "month"}), b):
+        qs = {render(FactPath(form="temporal", facts=[day, later]), random.Random(s)).question
+              for s in range(60)}
+        assert "How many years after signing for Real Madrid did Cristiano Ronaldo sign for " \
+               "Juventus?" in qs and not any("calendar" in q for q in qs)
     # a passive keeps its auxiliary, before the subject; as a gerund it is "being ..."
     elected = b.model_copy(update={"phrase": "was elected to the Senate", "verb": "elect"})
     qs = {render(FactPath(form="temporal", facts=[a, elected]), random.Random(s)).question
@@ -524,8 +563,15 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
     born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day")
     signed = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
     r = render(FactPath(form="temporal", facts=[born, signed]), random.Random(0))
-    assert (r.question, r.answer) == ("How old was Cristiano Ronaldo when signing for Real "
+    assert (r.question, r.answer) == ("At what age did Cristiano Ronaldo sign for Real "
                                       "Madrid?", "24")
+    # with his pronoun, also "when he ..." (never the gerund "when signing ...", which only
+    # words an event no clause fits)
+    he = [f.model_copy(update={"subject_pronoun": "he"}) for f in (born, signed)]
+    got = {(r.question, r.answer) for s in range(30)
+           for r in [render(FactPath(form="temporal", facts=he), random.Random(s))]}
+    assert got == {("At what age did Cristiano Ronaldo sign for Real Madrid?", "24"),
+                   ("How old was Cristiano Ronaldo when he signed for Real Madrid?", "24")}
     # the inflection is the library's: "running", "making", not "runing", "makeing"
     ran = a.model_copy(update={"phrase": "ran for Congress", "verb": "run"})
     made = b.model_copy(update={"phrase": "made his debut for Portugal", "verb": "make"})
@@ -597,6 +643,8 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
     qs = {(r.question, r.answer) for r in got}
     # templates v12: with the pronoun known, a birth is asked only as the age turned ...
     assert qs == {("What age did Edward Snowden turn in the year he resigned from the CIA?",
+                   "30"),
+                  ("How old did Edward Snowden turn in the year he resigned from the CIA?",
                    "30")}
     # ... unless that copies a run of the sentence the checks refuse ("he" and the phrase as
     # written): then in calendar years, the verb in its base form
@@ -619,7 +667,8 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
                                 "subject_pronoun": "she"}) for f in (born, quit_)]
     qs = {render(FactPath(form="temporal", facts=she), random.Random(s)).question
           for s in range(60)}
-    assert qs == {"What age did Maura Healey turn in the year she resigned from the CIA?"}
+    assert qs == {"What age did Maura Healey turn in the year she resigned from the CIA?",
+                  "How old did Maura Healey turn in the year she resigned from the CIA?"}
     # a company is "it", whatever its page's people are called
     founded = fact("Netflix", "founded", "ORG", year=1997, date="1997", precision="year",
                    subject_pronoun="he")
@@ -643,3 +692,28 @@ def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: Core
     extract_facts(store, nlp=nlp)
     ok = CliRunner().invoke(main, ["round", "new", "--seed", "2"], env=env)
     assert ok.exit_code == 0, ok.output
+
+
+def test_a_wording_that_copies_its_page_is_worded_again(monkeypatch: pytest.MonkeyPatch,
+                                                         ) -> None:
+    """Path generator 3: "How old was Ronaldo when he signed for Real Madrid?" quotes the
+    page ("... Cristiano Ronaldo when he signed for Real Madrid ..." elsewhere on it), so the
+    same path is worded again ("At what age did ... sign ...") before the next path is
+    drawn; a path that passes keeps the draw's own wording."""
+    born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day",
+                subject_pronoun="he", evidence="Cristiano Ronaldo (born 5 February 1985).")
+    signed = fact("Cristiano Ronaldo", "event", year=2009, date="2009-07-01", precision="day",
+                  phrase="signed for Real Madrid", verb="sign", subject_pronoun="he",
+                  evidence="On 1 July 2009, he signed for Real Madrid.")
+    path = FactPath(form="temporal", facts=[born, signed])
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[], paths=[path])
+    page = {"v1": "Fans still remember Cristiano Ronaldo when he signed for Real Madrid."}
+    copying = next(s for s in range(50) if "when he" in render(
+        path, random.Random(f"{s}:0")).question)
+    rendered, problems = path_gen_mod._worded(g, path, f"{copying}:0", page)
+    assert problems == [] and rendered.question == \
+        "At what age did Cristiano Ronaldo sign for Real Madrid?" and rendered.answer == "24"
+    # control: with one wording only, the copy is what the checks see
+    monkeypatch.setattr(path_gen_mod, "REWORDINGS", 1)
+    rendered, problems = path_gen_mod._worded(g, path, f"{copying}:0", page)
+    assert "copied_run" in problems and "when he signed" in rendered.question

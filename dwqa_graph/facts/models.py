@@ -88,3 +88,31 @@ class Fact(_Model):
     end: int
     evidence: str = Field(description="The evidence span's text, verbatim.")
     extractor: str = Field(description="corenlp-4.5.7/facts-N or llm:<model>/facts-N")
+
+
+def _ymd(date: str | None, precision: str | None) -> tuple[int, int, int | None] | None:
+    """(year, month, day or None) of a date known at least to the month, else None."""
+    if precision not in ("month", "day") or not date:
+        return None
+    parts = date.split("-")
+    try:
+        y, m = int(parts[0]), int(parts[1])
+        d = int(parts[2]) if precision == "day" and len(parts) == 3 else None
+    except (ValueError, IndexError):
+        return None
+    return (y, m, d) if 1 <= m <= 12 else None
+
+
+def whole_years(first: tuple[str | None, str | None],
+                second: tuple[str | None, str | None]) -> int | None:
+    """The whole years from one (date, precision) to another -- an age, "how old" -- where
+    the dates decide it: both to the month in different months, or both to the day. None
+    where a date is known by its year only, or the same month leaves the anniversary open."""
+    a, b = _ymd(*first), _ymd(*second)
+    if a is None or b is None:
+        return None
+    if a[1] != b[1]:
+        return b[0] - a[0] - (b[1] < a[1])
+    if a[2] is None or b[2] is None:
+        return None
+    return b[0] - a[0] - (b[2] < a[2])

@@ -60,8 +60,14 @@ from dwqa_graph.rounds.render import (
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 
 #: Part of θ: bump when the same graph and r_i,t draw another path (2: a kind of question
-#: drawn uniformly within a form, ``paths.draw``).
-PATH_GENERATOR_VERSION = "2"
+#: drawn uniformly within a form, ``paths.draw``; 3: a path whose wording copies a run of
+#: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn).
+PATH_GENERATOR_VERSION = "3"
+#: Wordings of one path tried while the only problem is one a wording has: a copied run of
+#: a page (the age frames quote "he" and the event's phrase as the page has them, and a
+#: full page may say it twice). Part of θ with the version.
+REWORDINGS = 3
+_WORDING_PROBLEMS = {"copied_run"}
 
 
 class PathDraw:
@@ -397,6 +403,22 @@ def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
     return got
 
 
+def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
+            ) -> tuple[Rendered, list[str]]:
+    """The path worded with the draw's own choices, and its problems; where the only problem
+    is a copied run, worded again with other choices (the first wording's seed is the
+    draw's, so a path that passes is worded as before)."""
+    rendered = render(path, random.Random(seed))
+    problems = path_problems(g, path, rendered, texts)
+    for n in range(1, REWORDINGS):
+        if not problems or not set(problems) <= _WORDING_PROBLEMS:
+            break
+        again = render(path, random.Random(f"{seed}:{n}"))
+        if again.question != rendered.question:
+            rendered, problems = again, path_problems(g, path, again, texts)
+    return rendered, problems
+
+
 def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                gen: PathGenerator, round_seed: int,
                load_texts: Callable[[list[str]], dict[str, str]],
@@ -424,16 +446,15 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
                 break
             attempts += 1
+            missing = sorted({f.version_id for f in path.facts} - set(texts))
+            if missing:
+                texts.update(load_texts(missing))
             try:
-                rendered = render(path, random.Random(f"{r}:{attempt}"))
+                rendered, problems = _worded(g, path, f"{r}:{attempt}", texts)
             except Unworded as exc:
                 reasons.append(exc.reason)
                 rejected[exc.reason] += 1
                 continue
-            missing = sorted({f.version_id for f in path.facts} - set(texts))
-            if missing:
-                texts.update(load_texts(missing))
-            problems = path_problems(g, path, rendered, texts)
             if problems:
                 reasons += problems
                 rejected.update(problems)

@@ -12,7 +12,6 @@ are of the wrong kind for its relation is a reading error, not a question).
 
 from __future__ import annotations
 
-import datetime as dt
 import random
 import re
 from typing import Any, Literal
@@ -20,6 +19,7 @@ from typing import Any, Literal
 from lemminflect import getInflection
 from pydantic import BaseModel, Field
 
+from dwqa_graph.facts.models import whole_years as facts_whole_years
 from dwqa_graph.facts.resolve import title_qualifier
 from dwqa_graph.rounds.checks import copied_run
 from dwqa_graph.rounds.paths import Path, PathFact
@@ -45,8 +45,13 @@ CHOICE_SHARE = 0.15
 #: pronoun ("did he sign", "did it launch": reviewers marked "after Edward Snowden was born
 #: did Snowden ..." mechanical), an age "turned in the year ...", an interval asked
 #: "how many years before ..."); 12: a birth asked as the age turned in the event's year
-#: wherever the person's pronoun is known.
-TEMPLATES_VERSION = "12"
+#: wherever the person's pronoun is known; 13: "calendar" only where the two ways of counting
+#: years give different answers (review S marked "How many calendar years ..." template-like
+#: 36 times in 36); an age "How old was X when he ...?" / "At what age did X ...?" wherever
+#: the dates decide it (a birth to the day, an event in another month or to the day); "How
+#: old did X turn in the year ..."; no "How many years after its founding did X ...?" (a
+#: question opening on "its" is refused as a dangling reference once "calendar" goes).
+TEMPLATES_VERSION = "13"
 
 
 class Unworded(Exception):
@@ -83,13 +88,13 @@ def spoken_date(f: PathFact) -> str:
     return parts[0]
 
 
-def _day(f: PathFact) -> dt.date | None:
-    if f.precision != "day" or not f.date:
-        return None
-    try:
-        return dt.date.fromisoformat(f.date)
-    except ValueError:
-        return None
+def whole_years(f1: PathFact, f2: PathFact) -> int | None:
+    """The whole years from ``f1``'s date to ``f2``'s where the dates decide them."""
+    return facts_whole_years((f1.date, f1.precision), (f2.date, f2.precision))
+
+
+def _both_known_to_the_month(f1: PathFact, f2: PathFact) -> bool:
+    return all(f.precision in ("month", "day") and f.date for f in (f1, f2))
 
 
 def _years(n: int) -> str:
@@ -274,10 +279,10 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
 
 # -- temporal --------------------------------------------------------------------------------
 #: One subject: (first, second) -> (subject type, phrasings over {S} (subject) and {O} (the
-#: second fact's object) counting years, and -- for a birth -- the age phrasing used when
-#: both dates are to the day). From two years, "how old" or "how many years after being
-#: born" has two answers; the year phrasing says how years are counted.
-_TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] = {
+#: second fact's object) counting years, and the age phrasings used where the dates decide
+#: the whole years between them (``whole_years``). From two years, "how old" or "how many
+#: years after being born" has two answers; the year phrasings say how years are counted.
+_TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str]]] = {
     # {s2}: the subject again, by its pronoun where known, else by surname; {p}: the pronoun
     # only (a frame with {p} is used only where it is known). "What age did X turn in the
     # year ...": the age a person reaches in a calendar year is that year minus the birth
@@ -285,19 +290,20 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
     ("born", "won"): ("PERSON", {
         "t2": "How many calendar years after {S} was born did {s2} win {O}?",
         "a7": "What age did {S} turn in the year {p} won {O}?"},
-        "How old was {S} when winning {O}?"),
+        {"o1": "How old was {S} when {p} won {O}?", "o2": "At what age did {S} win {O}?"}),
     ("born", "married"): ("PERSON", {
         "t2": "How many calendar years after {S} was born did {s2} marry {O}?",
         "a7": "What age did {S} turn in the year {p} married {O}?"},
-        "How old was {S} when marrying {O}?"),
+        {"o1": "How old was {S} when {p} married {O}?",
+         "o2": "At what age did {S} marry {O}?"}),
     ("born", "member_of"): ("PERSON", {
         "t2": "How many calendar years after {S} was born did {s2} join {O}?",
         "a7": "What age did {S} turn in the year {p} joined {O}?"},
-        "How old was {S} when joining {O}?"),
+        {"o1": "How old was {S} when {p} joined {O}?", "o2": "At what age did {S} join {O}?"}),
     ("founded", "opened"): (None, {
-        "t2": "How many calendar years after {S} was founded did it open?"}, None),
+        "t2": "How many calendar years after {S} was founded did it open?"}, {}),
     ("released", "won"): (None, {
-        "t2": "How many calendar years after {S} was released did it win {O}?"}, None),
+        "t2": "How many calendar years after {S} was released did it win {O}?"}, {}),
     # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {D2}: the second event
     # as a question's clause about {s2} ("did he sign for Juventus", "was Kalam elected as
     # ..."). The frames without {D2} (a fact with no verb to put in the base form) read as
@@ -315,22 +321,25 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], str | None]] 
         "t1": "How many years passed between the year {S} was born and the year {s2} {P2}?",
         "t4": "How many calendar years after {S} was born {D2}?",
         "t6": "How many calendar years had passed since {S}'s birth when {s2} {P2}?",
-        "a7": "What age did {S} turn in the year {p} {P2}?"},
-        "How old was {S} when {W2}?"),
+        "a7": "What age did {S} turn in the year {p} {P2}?",
+        "a8": "How old did {S} turn in the year {p} {P2}?"},
+        # {W2} (a gerund, "when entering ...") only where no pronoun and no clause fit
+        {"o1": "How old was {S} when {p} {P2}?", "o2": "At what age {DS2}?",
+         "o3": "How old was {S} when {W2}?"}),
     ("founded", "event"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year {s2} "
               "{P2}?",
         "t4": "How many calendar years after {S} was founded {D2}?",
-        "t5": "How many calendar years after its founding {DS2}?",
         "t6": "How many calendar years had passed since the founding of {S} when {s2} "
               "{P2}?",
         "t7": "In the year {S} {P2}, how many calendar years had passed since its "
-              "founding?"}, None),
+              "founding?"},
+        {"o1": "How old was {S} when {s2} {P2}?"}),
     ("event", "event"): (None, {
         "e1": "How many years passed between the year {S} {P1} and the year {s2} {P2}?",
         "e4": "How many calendar years after {S} {P1} {D2}?",
         "e6": "How many calendar years after {G1} {DS2}?",
-        "e7": "How many calendar years before {G2} {DS1}?"}, None),
+        "e7": "How many calendar years before {G2} {DS1}?"}, {}),
 }
 
 
@@ -425,7 +434,7 @@ _FALLBACK = {"t1", "e1"}
 #: The frames that ask the age reached in a year: where one fits, a birth is asked only so.
 #: Blind reviewers (review R) marked the "calendar years after X was born did he ..." frames
 #: template-like 19 times in 22, "What age did X turn in the year he ..." 2 in 9.
-_TURNED = {"a7"}
+_TURNED = {"a7", "a8"}
 
 
 def _temporal(p: Path, rng: random.Random) -> Rendered:
@@ -448,10 +457,9 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                         phrasing=f"temporal/{credit.relation}+{f2.relation}.{key}",
                         anchors=anchors, detail={"years": [y1, y2], "via": credit.relation})
     if (f1.relation, f2.relation) == ("born", "died"):
-        b, d = _day(f1), _day(f2)
-        if b is None or d is None or d <= b:
+        age = whole_years(f1, f2)
+        if age is None or age < 0:
             raise Unworded("age_needs_days")  # an age from two years is off by one
-        age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))
         key, frame = _pick(rng, {"a1": "How old was {S} at the time of death?",
                                  "a2": "At what age did {S} die?"})
         question = frame.format(S=f1.subject_named)
@@ -462,7 +470,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     entry = _TEMPORAL.get((f1.relation, f2.relation))
     if entry is None:
         raise Unworded("no_template")
-    s_type, frames, age_frame = entry
+    s_type, frames, age_frames = entry
     if not _type_ok(s_type, f1.subject_type):
         raise Unworded("entity_types")
     if y2 <= y1:
@@ -481,40 +489,58 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
              "G1": (gerund_clause(f1) or "") if f1.relation == "event" else "",
              "G2": (gerund_clause(f2) or "") if f2.relation == "event" else "",
              "W2": (gerund_clause(f2, when=True) or "") if f2.relation == "event" else ""}
-    # the frames whose slots the facts fill; the "years passed between the year ..."
-    # frames only where no other fits (reviewers read them as fill-in frames)
+    evidence = [f.evidence for f in p.facts]
+
+    def fits(options: dict[str, str]) -> dict[str, str]:
+        """The frames whose slots the facts fill and whose wording copies no run the checks
+        refuse (a frame quoting "he" and the phrase as its sentence has them may)."""
+        return {k: v for k, v in options.items()
+                if all(slots[x] for x in re.findall(r"\{(\w+)\}", v))
+                and not copied_run(v.format(**slots), evidence)}
+
+    whole = whole_years(f1, f2)
+    ages = fits(age_frames) if whole is not None and whole >= 0 else {}
+    if len(ages) > 1:
+        ages.pop("o3", None)  # the gerund "when entering ..." only where nothing else fits
+    if ages and f1.relation == "born":
+        # the dates decide the age: asked as a person would ask it
+        key, frame = _pick(rng, ages)
+        return Rendered(question=frame.format(**slots), answer=str(whole),
+                        answer_type="number", pattern="temporal",
+                        phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
+                        anchors=[f1.subject] + ([f2.object] if f2.object else []),
+                        detail={"dates": [f1.date, f2.date], "age": whole})
+    # the "years passed between the year ..." frames only where no other fits (reviewers
+    # read them as fill-in frames)
     usable = {k: v for k, v in frames.items()
               if all(slots[x] for x in re.findall(r"\{(\w+)\}", v))}
     frames = {k: v for k, v in usable.items() if k not in _FALLBACK} or usable
-    # the age frame copies "he" and the event's phrase as its sentence has them: where that
+    # the age frames copy "he" and the event's phrase as its sentence has them: where that
     # is a run the checks refuse, the others (whose verb is in the base form) word it
-    turned = {k: v for k, v in frames.items() if k in _TURNED and not copied_run(
-        v.format(**slots), [f.evidence for f in p.facts])}
+    turned = fits({k: v for k, v in frames.items() if k in _TURNED})
     frames = turned or {k: v for k, v in frames.items() if k not in _TURNED} or frames
-    if age_frame is not None and "{W2}" in age_frame and not slots["W2"]:
-        age_frame = None
-    b, d = _day(f1), _day(f2)
-    if age_frame is not None and b is not None and d is not None:
-        age = d.year - b.year - ((d.month, d.day) < (b.month, b.day))
-        return Rendered(question=age_frame.format(**slots),
-                        answer=str(age), answer_type="number", pattern="temporal",
-                        phrasing=f"temporal/{f1.relation}+{f2.relation}.age",
-                        anchors=[f1.subject] + ([f2.object] if f2.object else []),
-                        detail={"dates": [f1.date, f2.date], "age": age})
+    if not turned and ages:
+        frames = {**frames, **ages}  # "How old was Netflix when it ...", among the others
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
-    # an age reached in a year is a number, not a number of years
-    answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)
-    if f1.relation != "born" and all(f.precision in (None, "year") for f in (f1, f2)):
-        # Two events known by their years only: "how many years after" has one answer, the
-        # difference of the years; "calendar" is needed only where a date to the month or
-        # day would let a reader count whole years instead (and no birth: no age).
+    if key in age_frames:
+        answer = _years(whole) if whole is not None else ""
+    else:
+        # an age reached in a year is a number, not a number of years
+        answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)
+    one_count = not _both_known_to_the_month(f1, f2) or whole == y2 - y1
+    if f1.relation != "born" and one_count:
+        # "how many years after" has one answer where a date is known only by its year
+        # (the difference of the years is all a reader can count) or where counting whole
+        # years gives the same number; "calendar" is said only where the two differ (or
+        # the same month leaves it open) -- and never after a birth: an age.
         question = question.replace("calendar years", "years")
         key += ".y"
     return Rendered(question=question, answer=answer, answer_type="number",
                     pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                     anchors=[f1.subject] + ([f2.object] if f2.object else []),
-                    detail={"years": [y1, y2]})
+                    detail={"years": [y1, y2]} | ({"whole_years": whole}
+                                                  if whole is not None else {}))
 
 
 _RENDER = {"bridge": _bridge, "intersection": _intersection, "comparison": _comparison,

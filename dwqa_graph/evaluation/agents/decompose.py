@@ -45,7 +45,7 @@ from dwqa_graph.evaluation.agents.baseline import (
     PageSource,
     web_sources,
 )
-from dwqa_graph.facts.models import Fact
+from dwqa_graph.facts.models import Fact, whole_years
 from dwqa_graph.facts.stage import read_versions
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.registry import AGENTS
@@ -221,8 +221,10 @@ class DecomposeAgent:
         asks_age = "old" in lemmas or "age" in lemmas
         if asks_age and "died" in dated:
             return self._age(subjects[0], read)
-        if asks_age and ("day" in lemmas or "when" in lemmas[1:]):
-            # "how old was X when making ..." / "on the day X became ...": to the day
+        if asks_age and ("day" in lemmas or "when" in lemmas[1:] or "year" not in lemmas):
+            # "how old was X when he made ...", "at what age did X make ...", "on the day X
+            # became ...": whole years, as the dates decide them ("in the year" is a count
+            # of years, below)
             return self._age_at(subjects[0], words, read)
         if "year" in lemmas:
             # "X came out how many years after its director's birth": the credited person's
@@ -323,19 +325,19 @@ class DecomposeAgent:
         return _years(abs(years[1] - years[0]))
 
     def _age_at(self, s: str, question_words: set[str], read: _Read) -> str:
-        """Age in whole years on the day of the event the question's words name."""
+        """Age in whole years at the event the question's words name, where the dates decide
+        it (a birth to the day, the event to the day or in another month)."""
         facts = self._facts_of(s, read)
-        born = {f.date for f in facts if f.relation == "born" and f.precision == "day"
-                and f.date}
+        born = {(f.date, f.precision) for f in facts if f.relation == "born"
+                and f.precision == "day" and f.date}
         events = [f for f in self._named(facts, question_words)
-                  if f.relation != "born" and f.precision == "day" and f.date]
+                  if f.relation != "born" and f.precision in ("day", "month") and f.date]
         read.steps.append(f"born {sorted(born)}, event "
                           f"{[(e.phrase or e.relation, e.date) for e in events[:1]]} ({s!r})")
         if len(born) != 1 or not events:
             return ""
-        b, e = dt.date.fromisoformat(born.pop()), dt.date.fromisoformat(str(events[0].date))
-        age = e.year - b.year - ((e.month, e.day) < (b.month, b.day))
-        return str(age) if age >= 0 else ""
+        age = whole_years(born.pop(), (events[0].date, events[0].precision))
+        return str(age) if age is not None and age >= 0 else ""
 
     def _named(self, facts: list[Fact], question_words: set[str]) -> list[Fact]:
         """The dated facts the question's words name, best first: an event by the share of

@@ -18,17 +18,31 @@ CALL (g) {
       AND (f1.relation <> 'event' OR f1.phrase IS NOT NULL)
       AND (f2.relation <> 'event' OR f2.phrase IS NOT NULL)
       AND NOT s.generic AND COUNT { (s)-[:SUBJECT_OF]->() } <= 1
-      // two events: consecutive ones (no other askable event of the subject -- worded, one
-      // year -- in a year between): "how long after A did B happen" over a life's
-      // neighbouring events, and a page of n events gives about n pairs, not n^2
-      AND (f1.relation <> 'event' OR f2.relation <> 'event' OR NOT EXISTS {
-             MATCH (s)<-[:SUBJECT]-(h:Fact {relation: 'event'})-[:READ_FROM]->(w:DocumentVersion)
-             WHERE w.id IN g.versions AND h.phrase IS NOT NULL AND f1.year < h.year < f2.year
-               AND NOT EXISTS {
-                 MATCH (s)<-[:SUBJECT]-(o:Fact {relation: 'event', phrase: h.phrase})
-                       -[:READ_FROM]->(u:DocumentVersion)
-                 WHERE u.id IN g.versions AND o.year <> h.year } })
+      AND NOT (f1.relation = 'event' AND f2.relation = 'event')
     RETURN s, null AS work, f1, f2, [] AS links
+    UNION
+    // two events: consecutive ones (no other askable event of the subject -- worded, one
+    // year -- in a year between): "how long after A did B happen" over a life's
+    // neighbouring events, and a page of n events gives about n pairs, not n^2. The events
+    // are grouped by year once and paired with the next year's (a pair-by-pair search for
+    // an event in between was most of a full page's sampling time).
+    MATCH (v:DocumentVersion)<-[:READ_FROM]-(e:Fact {relation: 'event'})-[:SUBJECT]->
+          (s:NamedEntity)
+    WHERE v.id IN g.versions AND e.phrase IS NOT NULL AND ['event', 'event'] IN $pairs
+      AND NOT s.generic AND COUNT { (s)-[:SUBJECT_OF]->() } <= 1
+    WITH s, e.phrase AS phrase,
+         collect({f: e, v: v.id, y: coalesce(e.year, toInteger(left(e.when, 4)))}) AS es
+    // askable: the phrase has one year in the graph
+    WHERE all(x IN es WHERE x.y IS NOT NULL AND x.y = es[0].y)
+    UNWIND es AS x
+    WITH s, x.y AS y, collect(x) AS at
+    ORDER BY y
+    WITH s, collect(at) AS years
+    UNWIND range(0, size(years) - 2) AS i
+    UNWIND years[i] AS a
+    UNWIND years[i + 1] AS b
+    WITH s, a, b WHERE NOT (a.v = b.v AND a.f.start = b.f.start)
+    RETURN s, null AS work, a.f AS f1, b.f AS f2, [] AS links
     UNION
     MATCH (v0:DocumentVersion)<-[:READ_FROM]-(l:Fact)-[:OBJECT]->(s:NamedEntity),
           (l)-[:SUBJECT]->(work:NamedEntity)
@@ -45,18 +59,32 @@ CALL (g) {
       AND NOT (v1 = v2 AND f1.start = f2.start)
     RETURN s, work, f1, f2, [l.id] AS links
   }
-  WITH g, s, work, f1, f2, links
-  WHERE COUNT { MATCH (s)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
-                WHERE w.id IN g.versions AND h.relation = f1.relation
-                  AND coalesce(h.phrase, '') = coalesce(f1.phrase, '')
-                RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
-    // the second date: one year for its relation (and its object: "won the Oscar")
-    AND COUNT { MATCH (x:NamedEntity)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
-                WHERE x = coalesce(work, s) AND w.id IN g.versions
-                  AND h.relation = f2.relation AND coalesce(h.phrase, '') = coalesce(f2.phrase, '')
-                  AND (NOT EXISTS { (f2)-[:OBJECT]->() }
-                       OR EXISTS { (f2)-[:OBJECT]->(:NamedEntity)<-[:OBJECT]-(h) })
-                RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
+  // each date is the only year of its relation (an event: of its phrase) for its subject:
+  // the relations with one year are listed once per subject, not searched once per pair
+  WITH g, s, collect({work: work, f1: f1, f2: f2, links: links}) AS found
+  CALL (g, s) {
+    MATCH (s)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
+    WHERE w.id IN g.versions
+    WITH h.relation AS relation, coalesce(h.phrase, '') AS phrase,
+         collect(DISTINCT [coalesce(h.year, toInteger(left(h.when, 4)))]) AS years
+    WHERE size(years) = 1
+    RETURN collect([relation, phrase]) AS one_year
+  }
+  UNWIND found AS p
+  WITH g, s, p.work AS work, p.f1 AS f1, p.f2 AS f2, p.links AS links, one_year
+  WHERE [f1.relation, coalesce(f1.phrase, '')] IN one_year
+    // the second date: one year for its relation (and its object: "won the Oscar"), of the
+    // work where it is the work's
+    AND CASE WHEN work IS NULL AND NOT EXISTS { (f2)-[:OBJECT]->() }
+        THEN [f2.relation, coalesce(f2.phrase, '')] IN one_year
+        ELSE COUNT { MATCH (x:NamedEntity)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
+                     WHERE x = coalesce(work, s) AND w.id IN g.versions
+                       AND h.relation = f2.relation
+                       AND coalesce(h.phrase, '') = coalesce(f2.phrase, '')
+                       AND (NOT EXISTS { (f2)-[:OBJECT]->() }
+                            OR EXISTS { (f2)-[:OBJECT]->(:NamedEntity)<-[:OBJECT]-(h) })
+                     RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
+        END
   WITH g, s, work, f1, f2, links ORDER BY f1.id, f2.id, links  // a fixed choice
   WITH g, s, work, f1.relation AS r1, f2.relation AS r2, f1.phrase AS p1, f2.phrase AS p2,
        collect([f1.id, f2.id] + links) AS alternatives

@@ -871,3 +871,26 @@ def test_rules_25_no_phrase_ends_inside_a_name(nlp: CoreNLP) -> None:
     assert phrases("Millvina Dean", "In December 2007, Dean criticised the BBC for its "
                    "television programme Titanic Tales.") == {
         "criticised the BBC for its television programme Titanic Tales"}
+
+
+def test_rules_26_a_rank_or_a_coordinated_verbs_date_is_not_the_events(nlp: CoreNLP) -> None:
+    """Blind reviews T and U: "finished in the London Chess Classic" (the rank "fourth" left
+    out: every edition he played) and "was accepted by Merton" dated by the studies she
+    began (the parser hangs "in September 1993" on "accepted")."""
+    def events(title: str, sentence: str) -> set[tuple[str | None, str | None]]:
+        return {(f.phrase, f.date) for f in facts_of(nlp, title, sentence)
+                if f.relation == "event"}
+
+    assert events("Hikaru Nakamura", "In December 2010, Nakamura finished fourth in the London "
+                  "Chess Classic.") <= {(None, "2010-12")}
+    # control: the same event without a rank keeps its phrase
+    assert events("Hikaru Nakamura", "In December 2010, Nakamura played in the London Chess "
+                  "Classic.") == {("played in the London Chess Classic", "2010-12")}
+    truss = ("Liz Truss complained to both colleges, after which Truss was accepted by Merton "
+             "and began her studies there in September 1993.")  # rules 25 read it so
+    assert ("was accepted by Merton", "1993-09") not in events("Liz Truss", truss)
+    # controls: a date before the coordinated verb is the first verb's, after it the second's
+    assert events("Willie Nelson", "Nelson signed with RCA Victor in 1965 and moved to "
+                  "Nashville.") == {("signed with RCA Victor", "1965")}
+    assert events("Willie Nelson", "Nelson signed with RCA Victor and moved to Nashville in "
+                  "1965.") == {("moved to Nashville", "1965")}

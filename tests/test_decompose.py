@@ -84,6 +84,11 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     assert got.answer == "24", got.steps
     got = a.answer("How old was Cristiano Ronaldo when he signed for Real Madrid?")
     assert got.answer == "24", got.steps
+    # the age turned in an event's year: the year difference, a bare number (2018 - 1985)
+    got = a.answer("What age did Cristiano Ronaldo turn in the year he signed for Juventus?")
+    assert got.answer == "33", got.steps
+    got = a.answer("How old did Cristiano Ronaldo turn in the year he signed for Real Madrid?")
+    assert got.answer == "24", got.steps
     got = a.answer("How many calendar years after signing for Real Madrid did Cristiano "
                    "Ronaldo sign for Juventus?")
     assert got.answer == "9 years", got.steps

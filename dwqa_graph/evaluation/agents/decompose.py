@@ -226,6 +226,9 @@ class DecomposeAgent:
             # became ...": whole years, as the dates decide them ("in the year" is a count
             # of years, below)
             return self._age_at(subjects[0], words, read)
+        if asks_age and "turn" in lemmas:
+            # "what age did X turn in the year he ...": the event's year minus the birth year
+            return self._age_in_year(subjects[0], words, read)
         if "year" in lemmas:
             # "X came out how many years after its director's birth": the credited person's
             # dated facts count as the subject's
@@ -338,6 +341,19 @@ class DecomposeAgent:
             return ""
         age = whole_years(born.pop(), (events[0].date, events[0].precision))
         return str(age) if age is not None and age >= 0 else ""
+
+    def _age_in_year(self, s: str, question_words: set[str], read: _Read) -> str:
+        """The age reached in the year of the event the question's words name: one number,
+        whatever the days (the year minus the birth year)."""
+        facts = self._facts_of(s, read)
+        born = {f.year for f in facts if f.relation == "born" and f.year is not None}
+        events = [f for f in self._named(facts, question_words) if f.relation != "born"]
+        read.steps.append(f"born {sorted(born)}, event "
+                          f"{[(e.phrase or e.relation, e.year) for e in events[:1]]} ({s!r})")
+        if len(born) != 1 or not events or events[0].year is None:
+            return ""
+        age = events[0].year - born.pop()
+        return str(age) if age >= 0 else ""
 
     def _named(self, facts: list[Fact], question_words: set[str]) -> list[Fact]:
         """The dated facts the question's words name, best first: an event by the share of

@@ -11,18 +11,22 @@ Tony Scott's two full dates give an age at death (Cameron's year-only dates woul
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.cli.main import main
 from dwqa_graph.errors import UsageError
 from dwqa_graph.facts.resolve import qualified_name
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.llm import LLM, OpenAICompatChat
 from dwqa_graph.rounds import path_generate as path_gen_mod
 from dwqa_graph.rounds import paths as paths_mod
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
@@ -32,6 +36,7 @@ from dwqa_graph.rounds.render import Unworded, covered, render, short_name, whol
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
+from .replay_llm import replay
 from .test_facts import ingest_pages
 
 PAGES = {
@@ -717,3 +722,36 @@ def test_a_wording_that_copies_its_page_is_worded_again(monkeypatch: pytest.Monk
     monkeypatch.setattr(path_gen_mod, "REWORDINGS", 1)
     rendered, problems = path_gen_mod._worded(g, path, f"{copying}:0", page)
     assert "copied_run" in problems and "when he signed" in rendered.question
+
+
+def test_a_models_spare_paths_leave_every_graph_its_first(store: Store, nlp: CoreNLP,
+                                                         tmp_path: Path) -> None:
+    """Path generator 4: three seed graphs on one page of three paths all reach the model.
+    A graph's spare paths (offered if the model's wording of its first is refused) are drawn
+    after every graph has its first; generator 3 drew them at once, and the first graph's
+    two left the third none ("paths_exhausted")."""
+    page = {"Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
+                                 "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
+                                 "In 2018, Ronaldo signed for Juventus."}
+    seeds = [{"_id": q, "question": f"Which club did Ronaldo join ({q})?", "answer": "x",
+              "supporting_facts": [], "context": [[t, [x]] for t, x in page.items()]}
+             for q in ("q1", "q2", "q3")]
+    (tmp_path / "seeds.json").write_text(json.dumps(seeds))
+    ingest(store, [tmp_path / "seeds.json"], fmt="hotpotqa")
+    extract_claims(store)
+    extract_facts(store, nlp=nlp)
+    graphs = load_path_graphs(store, t=1)
+    assert [len(g.paths) for g in graphs] == [3, 3, 3]
+    with replay({}) as srv:  # no reply is usable: every path a graph offers is sent
+        llm = LLM(OpenAICompatChat(base_url=srv.url, model="none"),
+                  cache_path=tmp_path / "llm.sqlite")
+        report = new_round(store, seed=1, generator=PathGenerator(llm), cfg=SampleConfig(),
+                           previous=0)
+    # each graph's first: the page's three paths, no spare left
+    sent = [m for m in srv.missing.values() if len(m) == 1]  # not the repair turns
+    assert len(sent) == 3 and report.items == 0 and report.no_item == 3
+    assert not {"paths_exhausted", "no_fresh_path", "attempts_exhausted", "no_path"} & set(
+        report.no_item_reasons), report.no_item_reasons
+    # control: without a model the three graphs get an item each from the same page
+    rule = new_round(store, seed=1, generator=PathGenerator(), cfg=SampleConfig(), previous=0)
+    assert rule.items == 3

@@ -61,8 +61,10 @@ from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 
 #: Part of θ: bump when the same graph and r_i,t draw another path (2: a kind of question
 #: drawn uniformly within a form, ``paths.draw``; 3: a path whose wording copies a run of
-#: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn).
-PATH_GENERATOR_VERSION = "3"
+#: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn; 4:
+#: with a model, a graph's spare paths are drawn after every graph has its first -- three
+#: paths per graph taken at once left graphs sharing a page without any).
+PATH_GENERATOR_VERSION = "4"
 #: Wordings of one path tried while the only problem is one a wording has: a copied run of
 #: a page (the age frames quote "he" and the event's phrase as the page has them, and a
 #: full page may say it twice). Part of θ with the version.
@@ -391,7 +393,7 @@ def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> _Steer:
 
 
 def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
-          taken: set[str]) -> Path | None:
+          taken: frozenset[str] | set[str]) -> Path | None:
     steer = _exclude(g, cfg, r, attempt)
     if steer.only_previous:
         reused = g.model_copy(update={"paths": [
@@ -436,15 +438,22 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     texts: dict[str, str] = {}
     # with a model: the paths each graph offers it, checked under their template wording
     offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
-    for g in graphs:
-        r = graph_seed(round_seed, g.query_id)
-        reasons: list[str] = []
+
+    def passing(g: PathGraph, r: int, want: int,
+                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:
+        """Graph ``g``'s first ``want`` paths that pass every check under their template
+        wording, among those no graph took before; each is taken for the round. (The draw
+        order is over the paths not taken when the search starts: taking one must not shift
+        the order the next attempt reads.)"""
+        nonlocal attempts
+        got: list[tuple[PathDraw, Rendered]] = []
+        taken_before = frozenset(taken)
         for attempt in range(cfg.attempts):
-            path = _draw(g, cfg, r, attempt, taken)
+            path = _draw(g, cfg, r, attempt, taken_before)
             if path is None:
                 reasons.append("no_path" if not g.paths else
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
-                break
+                return got
             attempts += 1
             missing = sorted({f.version_id for f in path.facts} - set(texts))
             if missing:
@@ -460,24 +469,32 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                 rejected.update(problems)
                 continue
             taken.add(path.key)
-            if gen.llm is not None:
-                offers.setdefault(g.query_id, []).append(
-                    (PathDraw(g.query_id, r, attempt, path), rendered))
-                if len(offers[g.query_id]) < WORDING_TRIES:
-                    continue
-                break
-            qa = gen.candidate(path, rendered)
-            qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
-            done.append((PathDraw(g.query_id, r, attempt, path), qa))
-            break
-        else:
-            if g.query_id not in offers:
-                reasons.append("attempts_exhausted")
-        has_one = g.query_id in offers if gen.llm is not None else bool(
-            done and done[-1][0].query_id == g.query_id)
-        if not has_one:
+            got.append((PathDraw(g.query_id, r, attempt, path), rendered))
+            if len(got) == want:
+                return got
+        reasons.append("attempts_exhausted")
+        return got
+
+    for g in graphs:
+        reasons: list[str] = []
+        first = passing(g, graph_seed(round_seed, g.query_id), 1, reasons)
+        if not first:
             failed[g.query_id] = reasons
+        elif gen.llm is not None:
+            offers[g.query_id] = first
+        else:
+            d, rendered = first[0]
+            qa = gen.candidate(d.path, rendered)
+            qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
+            done.append((d, qa))
     if gen.llm is not None:
+        # each graph's next paths, offered if the model's wording of the first is refused:
+        # drawn once every graph has its first, so no graph's spares take the path another
+        # graph would have been asked (graphs share pages; a round asks each path once)
+        for g in graphs:
+            if g.query_id in offers:
+                r = offers[g.query_id][0][0].r
+                offers[g.query_id] += passing(g, r, WORDING_TRIES - 1, [])
         by_id = {g.query_id: g for g in graphs}
 
         async def word_all() -> list[tuple[tuple[PathDraw, QACandidate] | None, list[str]]]:

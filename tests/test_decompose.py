@@ -109,6 +109,13 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     # lives to the day: Morricone 91 years, Scott 68
     assert a.answer("Who lived longer, Tony Scott or Ennio Morricone?"
                     ).answer == "Ennio Morricone"
+    # the options after a colon, an aside after the second one (the generator's comparison)
+    got = a.answer("Who died first: Ennio Morricone or Tony Scott, who both worked in film?")
+    assert got.answer == "Tony Scott", got.steps
+    # two subjects' dates: his birth (1954) and the film's release (1997)
+    got = a.answer("How many years separate the birth year of James Cameron and the year "
+                   "Titanic came out?")
+    assert got.answer == "43 years", got.steps
     # the control: the one-search baseline reads one page for the bridge and cannot compute
     base = make_agent("baseline", store=store)
     try:
@@ -165,3 +172,16 @@ def test_one_date_per_relation() -> None:
     assert one([("1965",), ("1964",)], "released") == ("1964",)
     assert one([("1954",), ("1955",)], "born") is None
     assert one([], "born") is None
+
+
+def test_a_questions_subjects_are_whole_titles(nlp: CoreNLP) -> None:
+    """A title is searched whole: with its possessive ("The Ferryman's Daughter") and a
+    capitalised common noun ("Lantern Season"); the question's first word is no title."""
+    doc = nlp.annotate("When did the person who directed The Ferryman's Daughter die?")
+    assert "Ferryman's Daughter" in decompose_mod._subjects(doc)  # type: ignore[attr-defined]
+    doc = nlp.annotate("How many years apart are the release years of The Sarnau Crossing "
+                       "and Lantern Season, both written by Mats Fennick?")
+    got = decompose_mod._subjects(doc)  # type: ignore[attr-defined]
+    assert {"Sarnau Crossing", "Lantern Season", "Mats Fennick"} <= set(got), got
+    doc = nlp.annotate("Which came first?")
+    assert decompose_mod._subjects(doc) == []  # type: ignore[attr-defined]

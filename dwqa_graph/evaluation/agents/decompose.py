@@ -236,6 +236,10 @@ class DecomposeAgent:
             got = self._interval(subjects[0], words, read, through=through)
             if not got and len(subjects) >= 2 and dated:
                 got = self._compare(subjects[:2], dated[0], lemmas, read)
+            if not got and len(subjects) >= 2:
+                # "the birth year of Anton Reske and the year he founded Nordlicht Studios":
+                # one date is the other subject's
+                got = self._interval(subjects[0], words, read, also=subjects[1])
             return got
         return ""
 
@@ -378,10 +382,12 @@ class DecomposeAgent:
         return [f for _, f in scored]
 
     def _interval(self, s: str, question_words: set[str], read: _Read,
-                  through: str | None = None) -> str:
-        """The two dated facts of ``s`` (and of the person credited for it, ``through``)
-        the question's words name best."""
+                  through: str | None = None, also: str | None = None) -> str:
+        """The two dated facts of ``s`` (and of the person credited for it, ``through``, or
+        of a second subject the question names, ``also``) the question's words name best."""
         facts = list(self._facts_of(s, read))
+        if also:
+            facts += self._facts_of(also, read)
         if through:
             people = {f.object.name for f in facts if f.relation == through and f.object}
             if len(people) == 1:
@@ -452,20 +458,25 @@ def _one_date(dates: list[tuple[str, ...]], relation: str) -> tuple[str, ...] | 
 
 
 def _options(question: str) -> tuple[str, str] | None:
-    """The two options a question ends with: "Which came first, A or B?" -> (A, B).
+    """The two options a question ends with: "Which came first, A or B?" -> (A, B); "Who
+    died first: A or B, who married each other?" -> (A, B).
 
-    The options follow the first comma; titles may hold commas or a question mark of their
-    own ("No, No, Nanette or Who's Minding the Mint?"), so only the last "?" is dropped and
-    the split is at the first " or " after the comma."""
-    head, comma, tail = question.strip().partition(", ")
-    if not comma:
+    The options follow the first colon or comma; titles may hold commas or a question mark
+    of their own ("No, No, Nanette or Who's Minding the Mint?"), so only the last "?" is
+    dropped and the split is at the first " or " after it. An aside after the second option
+    (", who married each other", ", both directed by ...") is not part of it."""
+    q = question.strip()
+    q = q[:-1] if q.endswith("?") else q
+    for mark in (": ", ", "):
+        _, found, tail = q.partition(mark)
+        if found and " or " in tail:
+            break
+    else:
         return None
-    tail = tail[:-1] if tail.endswith("?") else tail
-    a, sep, b = tail.partition(" or ")
+    a, _, b = tail.partition(" or ")
+    b = re.split(r", (?:who|which|whose|both|each)\b", b)[0]
     a, b = a.strip(), b.strip()
-    if not sep or not a or not b:
-        return None
-    return a, b
+    return (a, b) if a and b else None
 
 
 def _subjects(doc: object) -> list[str]:
@@ -478,8 +489,14 @@ def _subjects(doc: object) -> list[str]:
         spans: list[tuple[int, int]] = [(m.first, m.last) for m in sent.mentions
                                         if m.ner in _SUBJECT_NER]
         run: list[int] = []
+        first_word = sent.tokens[0].i if sent.tokens else 0
         for t in sent.tokens + [None]:
-            if t is not None and t.pos in ("NNP", "NNPS"):
+            # a title's words: proper nouns, a capitalised word inside the question ("Lantern
+            # Season"), a possessive joining two of them ("The Ferryman's Daughter")
+            if t is not None and (t.pos in ("NNP", "NNPS") or (
+                    t.i != first_word and t.word[:1].isupper() and t.pos.startswith("NN"))
+                    or (run and t.word == "'s" and t.i + 1 < first_word + len(sent.tokens)
+                        and sent.token(t.i + 1).word[:1].isupper())):
                 run.append(t.i)
                 continue
             if run:

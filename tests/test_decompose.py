@@ -175,13 +175,20 @@ def test_one_date_per_relation() -> None:
 
 
 def test_a_questions_subjects_are_whole_titles(nlp: CoreNLP) -> None:
-    """A title is searched whole: with its possessive ("The Ferryman's Daughter") and a
-    capitalised common noun ("Lantern Season"); the question's first word is no title."""
-    doc = nlp.annotate("When did the person who directed The Ferryman's Daughter die?")
-    assert "Ferryman's Daughter" in decompose_mod._subjects(doc)  # type: ignore[attr-defined]
-    doc = nlp.annotate("How many years apart are the release years of The Sarnau Crossing "
-                       "and Lantern Season, both written by Mats Fennick?")
-    got = decompose_mod._subjects(doc)  # type: ignore[attr-defined]
-    assert {"Sarnau Crossing", "Lantern Season", "Mats Fennick"} <= set(got), got
-    doc = nlp.annotate("Which came first?")
-    assert decompose_mod._subjects(doc) == []  # type: ignore[attr-defined]
+    """A title is searched whole, as title case writes it: with its possessive ("The
+    Ferryman's Daughter"), a capitalised common noun ("Lantern Season"), small words before
+    a capitalised one ("Swept from the Sea", "Goin' to Town"); "and" joins two subjects; the
+    question's first word is no title."""
+    def subjects(question: str) -> list[str]:
+        return decompose_mod._subjects(nlp.annotate(question))  # type: ignore[attr-defined]
+
+    assert "The Ferryman's Daughter" in subjects(
+        "When did the person who directed The Ferryman's Daughter die?")
+    got = subjects("How many years apart are the release years of The Sarnau Crossing and "
+                   "Lantern Season, both written by Mats Fennick?")
+    assert {"The Sarnau Crossing", "Lantern Season", "Mats Fennick"} <= set(got), got
+    assert subjects("When was the director of Swept from the Sea born?") == [
+        "Swept from the Sea"]
+    assert subjects("Where did the director of the 1944 film Goin' to Town die?") == [
+        "Goin' to Town"]
+    assert subjects("Which came first?") == []

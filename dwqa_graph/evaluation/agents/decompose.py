@@ -48,6 +48,7 @@ from dwqa_graph.evaluation.agents.baseline import (
 from dwqa_graph.facts.models import Fact, whole_years
 from dwqa_graph.facts.stage import read_versions
 from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.language.doc import Sentence
 from dwqa_graph.registry import AGENTS
 from dwqa_graph.web.search import GraphSearch, SearchClient
 
@@ -479,6 +480,28 @@ def _options(question: str) -> tuple[str, str] | None:
     return (a, b) if a and b else None
 
 
+#: Words title case leaves in lower case inside a title.
+_TITLE_SMALL = {"of", "the", "a", "an", "to", "from", "on", "as", "in", "for", "at", "by",
+                "with"}
+
+
+_APOSTROPHES = {"'s", "'", "’s", "’"}
+
+
+def _capital(sent: Sentence, i: int) -> bool:
+    """A capitalised word that is not the question's first."""
+    return i != sent.tokens[0].i and sent.token(i).word[:1].isupper()
+
+
+def _small_inside_title(sent: Sentence, i: int) -> bool:
+    """A small word ("from the" in "Swept from the Sea") followed, past any other small
+    words, by a capitalised one."""
+    last = sent.tokens[-1].i
+    while i <= last and sent.token(i).word in _TITLE_SMALL:
+        i += 1
+    return i <= last and _capital(sent, i)
+
+
 def _subjects(doc: object) -> list[str]:
     """The question's searchable subjects in order: entity mentions and runs of proper
     nouns (a title the tagger does not call an entity: "Titanic"); a verb's subject first
@@ -489,14 +512,14 @@ def _subjects(doc: object) -> list[str]:
         spans: list[tuple[int, int]] = [(m.first, m.last) for m in sent.mentions
                                         if m.ner in _SUBJECT_NER]
         run: list[int] = []
-        first_word = sent.tokens[0].i if sent.tokens else 0
         for t in sent.tokens + [None]:
-            # a title's words: proper nouns, a capitalised word inside the question ("Lantern
-            # Season"), a possessive joining two of them ("The Ferryman's Daughter")
-            if t is not None and (t.pos in ("NNP", "NNPS") or (
-                    t.i != first_word and t.word[:1].isupper() and t.pos.startswith("NN"))
-                    or (run and t.word == "'s" and t.i + 1 < first_word + len(sent.tokens)
-                        and sent.token(t.i + 1).word[:1].isupper())):
+            # a title as title case writes it: proper nouns and capitalised words inside the
+            # question ("Lantern Season", "His Last Haul"), joined by a possessive, an
+            # apostrophe or a small word before another capitalised one ("The Ferryman's
+            # Daughter", "Goin' to Town", "People Not as Bad as They Seem"); never "and" or
+            # "or", which join two subjects
+            if t is not None and (t.pos in ("NNP", "NNPS") or _capital(sent, t.i) or (
+                    run and (t.word in _APOSTROPHES or _small_inside_title(sent, t.i)))):
                 run.append(t.i)
                 continue
             if run:
@@ -504,7 +527,8 @@ def _subjects(doc: object) -> list[str]:
                 run = []
         for first, last in sorted(spans):
             text = " ".join(sent.token(i).word for i in range(first, last + 1))
-            text = text.replace(" 's", "'s")
+            text = (text.replace(" 's", "'s").replace(" '", "'").replace(" ’", "’")
+                    .replace(" ,", ","))
             if any(text in o for o in out):
                 continue
             out = [o for o in out if o not in text] + [text]

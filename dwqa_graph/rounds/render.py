@@ -491,12 +491,14 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
              "W2": (gerund_clause(f2, when=True) or "") if f2.relation == "event" else ""}
     evidence = [f.evidence for f in p.facts]
 
+    def filled(frame: str) -> bool:
+        return all(slots[x] for x in re.findall(r"\{(\w+)\}", frame))
+
     def fits(options: dict[str, str]) -> dict[str, str]:
         """The frames whose slots the facts fill and whose wording copies no run the checks
         refuse (a frame quoting "he" and the phrase as its sentence has them may)."""
         return {k: v for k, v in options.items()
-                if all(slots[x] for x in re.findall(r"\{(\w+)\}", v))
-                and not copied_run(v.format(**slots), evidence)}
+                if filled(v) and not copied_run(v.format(**slots), evidence)}
 
     whole = whole_years(f1, f2)
     ages = fits(age_frames) if whole is not None and whole >= 0 else {}
@@ -512,8 +514,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                         detail={"dates": [f1.date, f2.date], "age": whole})
     # the "years passed between the year ..." frames only where no other fits (reviewers
     # read them as fill-in frames)
-    usable = {k: v for k, v in frames.items()
-              if all(slots[x] for x in re.findall(r"\{(\w+)\}", v))}
+    usable = {k: v for k, v in frames.items() if filled(v)}
     frames = {k: v for k, v in usable.items() if k not in _FALLBACK} or usable
     # the age frames copy "he" and the event's phrase as its sentence has them: where that
     # is a run the checks refuse, the others (whose verb is in the base form) word it
@@ -523,8 +524,8 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         frames = {**frames, **ages}  # "How old was Netflix when it ...", among the others
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
-    if key in age_frames:
-        answer = _years(whole) if whole is not None else ""
+    if key in age_frames and whole is not None:  # (an age frame is offered only then)
+        answer = _years(whole)
     else:
         # an age reached in a year is a number, not a number of years
         answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)

@@ -312,13 +312,16 @@ class DecomposeAgent:
 
     def _age(self, s: str, read: _Read) -> str:
         facts = self._facts_of(s, read)
-        born = {f.date for f in facts if f.relation == "born" and f.precision == "day" and f.date}
-        died = {f.date for f in facts if f.relation == "died" and f.precision == "day" and f.date}
+        # as the generator counts an age at death: whole years, where the dates decide them
+        born = {(f.date, f.precision) for f in facts
+                if f.relation == "born" and f.precision == "day" and f.date}
+        died = {(f.date, f.precision) for f in facts
+                if f.relation == "died" and f.precision in ("day", "month") and f.date}
         read.steps.append(f"born {sorted(born)}, died {sorted(died)} ({s!r})")
         if len(born) != 1 or len(died) != 1:
             return ""
-        b, d = dt.date.fromisoformat(born.pop()), dt.date.fromisoformat(died.pop())
-        return str(d.year - b.year - ((d.month, d.day) < (b.month, b.day)))
+        age = whole_years(born.pop(), died.pop())
+        return str(age) if age is not None and age >= 0 else ""
 
     def _compare(self, pair: list[str], relation: str, lemmas: list[str], read: _Read) -> str:
         years = []

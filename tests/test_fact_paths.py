@@ -755,3 +755,65 @@ def test_a_models_spare_paths_leave_every_graph_its_first(store: Store, nlp: Cor
     # control: without a model the three graphs get an item each from the same page
     rule = new_round(store, seed=1, generator=PathGenerator(), cfg=SampleConfig(), previous=0)
     assert rule.items == 3
+
+
+SHORTER = {
+    "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
+                         "footballer.\nIn 2003, Ronaldo made his debut for Portugal in a "
+                         "friendly against Kazakhstan.\nIn 2009, Ronaldo signed for Real "
+                         "Madrid in a record transfer from Manchester United.\nIn 2021, "
+                         "Ronaldo signed for Real Madrid.",
+}
+
+
+def test_an_events_short_phrase_is_used_only_where_it_names_one_event(
+        store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    """Rules 27 read each event's core ("made his debut for Portugal" without "in a friendly
+    against Kazakhstan"); a graph words an event by it only where no other event of the
+    subject is worded so with another year ("signed for Real Madrid": 2009's core is 2021's
+    phrase), and asks nothing of an event whose phrase is another's core (2021's would name
+    both)."""
+    build(store, nlp, tmp_path, SHORTER)
+    stored = {r["y"]: (r["p"], r["s"]) for r in store.read(
+        "MATCH (f:Fact {relation: 'event'}) RETURN f.year AS y, f.phrase AS p, "
+        "f.short_phrase AS s")}
+    assert stored == {
+        2003: ("made his debut for Portugal in a friendly against Kazakhstan",
+               "made his debut for Portugal"),
+        2009: ("signed for Real Madrid in a record transfer from Manchester United",
+               "signed for Real Madrid"),
+        2021: ("signed for Real Madrid", None)}
+    [g] = load_path_graphs(store, t=1)
+    events = {f.year: f for p in g.paths for f in p.facts if f.relation == "event"}
+    assert events[2003].short_phrase == "made his debut for Portugal"
+    assert events[2009].short_phrase is None  # control: the stored fact has one
+    assert 2021 not in events
+    # the same candidate, worded by the core
+    debut = next(p for p in g.paths if [f.year for f in p.facts] == [1985, 2003])
+    assert debut.shortened is not None and debut.shortened.key == debut.key
+    worded = {render(debut.shortened, random.Random(s)).question for s in range(20)}
+    assert all("debut for Portugal" in q and "Kazakhstan" not in q for q in worded)
+
+
+def test_a_long_phrase_copied_from_its_page_is_worded_by_its_core() -> None:
+    """Path generator 5: every wording of "fought at the Battle of Sobraon during the First
+    Anglo-Sikh War" copies 8 words of its page; the core's does not. Control: the same path
+    without a core is refused."""
+    sentence = "In 1846, he fought at the Battle of Sobraon during the First Anglo-Sikh War."
+    born = fact("Charles Sackville-West", "born", year=1815, date="1815-11-13",
+                precision="day", subject_pronoun="he",
+                evidence="Charles Sackville-West (13 November 1815 - 1873) was a soldier.")
+    fought = fact("Charles Sackville-West", "event", year=1846, date="1846", precision="year",
+                  phrase="fought at the Battle of Sobraon during the First Anglo-Sikh War",
+                  short_phrase="fought at the Battle of Sobraon", verb="fight",
+                  subject_pronoun="he", evidence=sentence)
+    path = FactPath(form="temporal", facts=[born, fought])
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[], paths=[path])
+    page = {"v1": sentence}
+    rendered, problems = path_gen_mod._worded(g, path, "7:0", page)
+    assert problems == [] and "Battle of Sobraon" in rendered.question
+    assert "Anglo-Sikh" not in rendered.question and rendered.answer
+    whole = path.model_copy(update={"facts": [born, fought.model_copy(
+        update={"short_phrase": None})]})
+    rendered, problems = path_gen_mod._worded(g, whole, "7:0", page)
+    assert "copied_run" in problems and "Anglo-Sikh War" in rendered.question

@@ -699,6 +699,35 @@ def test_an_event_phrase_is_never_cut_before_what_it_needs(nlp: CoreNLP) -> None
                    "Greenland.") == {"arrived at Claus's station in Greenland"}
 
 
+def test_an_events_core_keeps_what_names_it(nlp: CoreNLP) -> None:
+    """Rules 27: the core of an event's phrase is the verb with its objects and complements
+    and its prepositional phrases but those of place and circumstance after it names
+    something; where that is the whole phrase there is none."""
+    def read(title: str, sentence: str) -> set[tuple[str | None, str | None]]:
+        return {(f.phrase, f.short_phrase) for f in facts_of(nlp, title, sentence)
+                if f.relation == "event"}
+
+    assert read("Charles Sackville-West", "In 1846, Sackville-West fought at the Battle of "
+                "Sobraon during the First Anglo-Sikh War.") == {
+        ("fought at the Battle of Sobraon during the First Anglo-Sikh War",
+         "fought at the Battle of Sobraon")}
+    # an object that names nothing keeps the phrases until one does; a place or a means
+    # after that goes, a source stays
+    assert read("Elvis Presley", "In March 1960, Presley returned to the United States from "
+                "Germany aboard a military plane.") == {
+        ("returned to the United States from Germany aboard a military plane",
+         "returned to the United States from Germany")}
+    # a reason is the event: no core leaves it out
+    assert read("Elon Musk", "In 2019, Musk criticised the BBC for its television programme "
+                "Titanic Tales.") == {
+        ("criticised the BBC for its television programme Titanic Tales", None)}
+    # controls: nothing to leave out; and a phrase that names nothing has no core either
+    assert read("Roald Amundsen", "In 1907, Amundsen arrived at Claus's station in "
+                "Greenland.") == {("arrived at Claus's station in Greenland", None)}
+    assert read("Roald Amundsen", "In 1907, Amundsen spent four weeks at Claus's station "
+                "in Greenland.") == {(None, None)}
+
+
 def test_rules_17_controlled_subjects_labels_and_titles(nlp: CoreNLP) -> None:
     """From the blind labels of rules 16, each with the sentence that still gives a fact."""
     def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:

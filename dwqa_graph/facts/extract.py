@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "26"
+RULES_VERSION = "27"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -137,6 +137,7 @@ class _Read:
     unit: str | None = None
     approximate: bool = False
     phrase: str | None = None
+    short_phrase: str | None = None
 
 
 def _ref(s: Span) -> EntityRef:
@@ -154,6 +155,7 @@ def _fact(r: _Read, version_id: str, start: int, evidence: str, extractor: str) 
         date=r.date.iso if r.date else None, year=r.date.year if r.date else None,
         precision=r.date.precision if r.date else None, value=r.value, unit=r.unit,
         approximate=r.approximate, when=r.when.iso if r.when else None, phrase=r.phrase,
+        short_phrase=r.short_phrase,
         version_id=version_id, start=start, end=start + len(evidence), evidence=evidence,
         extractor=extractor)
 
@@ -397,7 +399,8 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         yield from _quantities(sent, v, lemma, subj, None)
         return
     if date and _plain_event(sent, v, lemma):
-        yield _Read("event", lemma, subj, date=date, phrase=event_phrase(sent, v, text))
+        phrase, short = event_phrases(sent, v, text)
+        yield _Read("event", lemma, subj, date=date, phrase=phrase, short_phrase=short)
     yield from _quantities(sent, v, lemma, subj, date)
 
 
@@ -431,7 +434,7 @@ def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
 
 # An event's predicate keeps the verb's auxiliaries, particle, objects, complements and
 # prepositional phrases (not the subject, the date, adverbs or clauses, which the question
-# does not restate): ``event_phrase``.
+# does not restate): ``event_phrases``.
 # Inside those, a clause or an aside is not followed ("signed for Juventus, where he ...").
 _PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "appos", "nsubj", "nsubj:pass",
                 "nsubj:xsubj", "ref", "csubj", "discourse", "list")
@@ -439,41 +442,77 @@ _TIME_NER = {"DATE", "TIME", "DURATION", "SET", "NUMBER"}
 _DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other",
             "similar", "another"}
 PHRASE_MAX_TOKENS = 14
+#: The prepositional phrases an event's core may leave out once it names something: where
+#: and in what circumstance it happened ("[during the First Anglo-Sikh War]", "[in a
+#: friendly against Kazakhstan]", "[aboard a military plane]"). Not a reason, an agent, a
+#: partner, a source or a subject matter ("criticised the BBC [for its programme Titanic
+#: Tales]", "returned to the United States [from Germany]", "a partnership [with Telltale
+#: Games]"): without those it is another event, or every such event of the subject.
+_CIRCUMSTANCE = {f"obl:{p}" for p in ("during", "in", "at", "on", "aboard", "after", "before",
+                                      "following", "amid", "despite", "alongside", "as",
+                                      "throughout", "near")}
 
 
-def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
+def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | None]:
     """The event's predicate as the sentence words it, without subject, date and clauses:
     "signed for Real Madrid", "was elected as the 11th President of India". None unless it
     names the event by itself: a simple past or passive, a proper name in it (the
     "criticized the acquisition" of one page is no event a reader can find), no pronoun
     but a possessive ("made his debut for Portugal"), no deictic word, at most
     ``PHRASE_MAX_TOKENS``. A dependent holding a time or a number is left out with its
-    words ("in 2009"; "at the age of 18" would state the answer)."""
+    words ("in 2009"; "at the age of 18" would state the answer).
+
+    Also its core, or None where it is the phrase: the verb with its objects and
+    complements, and its prepositional phrases but those of place and circumstance
+    (``_CIRCUMSTANCE``) after it names something -- "fought at the Battle of Sobraon [during
+    the First Anglo-Sikh War]", "made his debut for Portugal [in a friendly against
+    Kazakhstan]". A question quoting a long
+    phrase copies a run of its page, which the checks refuse (``rounds/checks.py``), and
+    most events of a full page were never asked for that alone (path generator 5 words
+    them by their core; whether the core still names one event of the subject is the path
+    query's, ``cypher/paths/short_phrases.cypher``)."""
     tok = sent.token(v)
     auxes = [sent.token(a).word.lower() for a in sent.deps(v, "aux", "aux:pass")]
     if not (tok.pos == "VBD" and not auxes) and not (
             tok.pos == "VBN" and auxes and all(a in ("was", "were") for a in auxes)):
-        return None
+        return None, None
     if sent.deps(v, "ccomp"):
-        return None  # "suggested to Fliess [that ...]": what was said is the event
+        return None, None  # "suggested to Fliess [that ...]": what was said is the event
     keep = {v}
     for d in sent.deps(v, "aux", "aux:pass", "compound:prt", "obj", "iobj", "xcomp"):
         sub = _subtree(sent, d)
         if v in sub or any(sent.token(i).ner in _TIME_NER for i in sub):
-            return None
+            return None, None
         keep |= sub
+    core = set(keep)
     # prepositional phrases after the verb, in sentence order, while the phrase stays short;
     # a long aside ("with the support of both the ruling ...") is left out whole, and so is
     # one before the subject ("Out of contract, he signed for ...")
-    for d in sorted(x for x in sent.deps(v, "obl:") if x > v):
+    obls = {d: r for r, d in sent.children.get(v, ()) if r.startswith("obl:") and d > v}
+    for d in sorted(obls):
         sub = _subtree(sent, d)
         if (v not in sub and len(keep | sub) <= PHRASE_MAX_TOKENS
                 and not any(sent.token(i).ner in _TIME_NER for i in sub)):
             keep |= sub
+            if obls[d] not in _CIRCUMSTANCE or not _names_something(sent, core - {v}):
+                core |= sub
+    full = _phrase_text(sent, v, text, keep)
+    if full is None or core == keep:
+        return full, None
+    return full, _phrase_text(sent, v, text, core)
+
+
+def _names_something(sent: Sentence, idx: set[int]) -> bool:
+    return any(sent.token(i).pos in ("NNP", "NNPS") for i in idx)
+
+
+def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | None:
+    """The words of ``keep`` (the verb ``v`` and whole dependents of it) as the sentence
+    has them, or None where they do not name an event by themselves (``event_phrases``)."""
     # punctuation inside a kept name stays ("America: A Tribute to Heroes")
-    keep |= {i for i in range(min(keep) + 1, max(keep))
-             if i not in keep and i - 1 in keep and i + 1 in keep
-             and not sent.token(i).word[:1].isalnum()}
+    keep = keep | {i for i in range(min(keep) + 1, max(keep))
+                    if i not in keep and i - 1 in keep and i + 1 in keep
+                    and not sent.token(i).word[:1].isalnum()}
     idx = sorted(keep)
     # a gap is a whole dependent of the verb left out (the date, an adverb, an aside); a
     # word missing inside a kept part ("released [her] debut album") is a parse error
@@ -515,7 +554,7 @@ def event_phrase(sent: Sentence, v: int, text: str) -> str | None:
     if toks[-1].pos in ("IN", "TO") or any(
             d not in keep for i in idx if i != v for d in sent.deps(i, "dep")):
         return None
-    if not any(t.pos in ("NNP", "NNPS") for t in toks if t.i != v):
+    if not _names_something(sent, keep - {v}):
         return None
     # the words in sentence order, as written; a gap (a dropped date or adverb) is a space
     runs: list[list[int]] = []

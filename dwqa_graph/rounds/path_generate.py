@@ -63,11 +63,12 @@ from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 #: drawn uniformly within a form, ``paths.draw``; 3: a path whose wording copies a run of
 #: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn; 4:
 #: with a model, a graph's spare paths are drawn after every graph has its first -- three
-#: paths per graph taken at once left graphs sharing a page without any).
-PATH_GENERATOR_VERSION = "4"
-#: Wordings of one path tried while the only problem is one a wording has: a copied run of
-#: a page (the age frames quote "he" and the event's phrase as the page has them, and a
-#: full page may say it twice). Part of θ with the version.
+#: paths per graph taken at once left graphs sharing a page without any; 5: a copied run is
+#: worded again first by the events' short phrases).
+PATH_GENERATOR_VERSION = "5"
+#: Choices of wording tried for one path while the only problem is one a wording has: a
+#: copied run of a page (the age frames quote "he" and the event's phrase as the page has
+#: them, and a full page may say it twice). Part of θ with the version.
 REWORDINGS = 3
 _WORDING_PROBLEMS = {"copied_run"}
 
@@ -408,14 +409,19 @@ def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
 def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
             ) -> tuple[Rendered, list[str]]:
     """The path worded with the draw's own choices, and its problems; where the only problem
-    is a copied run, worded again with other choices (the first wording's seed is the
-    draw's, so a path that passes is worded as before)."""
+    is a copied run, worded again: with the same choices and its events' short phrases
+    (``Path.shortened``: the run is most often the page's own long phrase), then with other
+    choices (the first wording's seed is the draw's, so a path that passes is worded as
+    before)."""
+    short = path.shortened
+    wordings = [(path, seed)] + ([(short, seed)] if short else []) + [
+        (short or path, f"{seed}:{n}") for n in range(1, REWORDINGS)]
     rendered = render(path, random.Random(seed))
     problems = path_problems(g, path, rendered, texts)
-    for n in range(1, REWORDINGS):
+    for worded, s in wordings[1:]:
         if not problems or not set(problems) <= _WORDING_PROBLEMS:
             break
-        again = render(path, random.Random(f"{seed}:{n}"))
+        again = render(worded, random.Random(s))
         if again.question != rendered.question:
             rendered, problems = again, path_problems(g, path, again, texts)
     return rendered, problems

@@ -81,6 +81,9 @@ class PathFact(BaseModel):
     when: str | None = None
     approximate: bool | None = False
     phrase: str | None = None
+    short_phrase: str | None = Field(None, description="The phrase's core, where the seed "
+                                     "graph has no other event of the subject worded so "
+                                     "(``cypher/paths/short_phrases.cypher``).")
     evidence: str
     start: int
     end: int
@@ -132,6 +135,16 @@ class Path(BaseModel):
         return self.form + "/" + "+".join(f.relation for f in self.facts[:2])
 
     @property
+    def shortened(self) -> Path | None:
+        """The path with its events worded by their short phrases, or None where none has
+        one. The same candidate (``key``), worded with fewer of its page's words."""
+        if not any(f.short_phrase for f in self.facts):
+            return None
+        return self.model_copy(update={"facts": [
+            f.model_copy(update={"phrase": f.short_phrase}) if f.short_phrase else f
+            for f in self.facts]})
+
+    @property
     def key(self) -> str:
         """The candidate's identity: its form and facts (the same facts in another round is
         the same candidate, for freshness and the collision statistics)."""
@@ -170,19 +183,25 @@ def form_params() -> dict[str, dict[str, Any]]:
     }
 
 
-def path_rows(store: Store, graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def path_rows(store: Store, graphs: list[dict[str, Any]],
+              ) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
     """Every form's candidate rows for ``graphs`` ([{query_id, versions}]): query_id, form,
-    facts (ids), link, across_documents (and others, for intersections)."""
+    facts (ids), link, across_documents (and others, for intersections); and per graph the
+    events a question may word by their short phrase. A candidate with an event whose
+    phrase is another event's short phrase with another year is none
+    (``cypher/paths/short_phrases.cypher``)."""
     rows: list[dict[str, Any]] = []
     for form, params in form_params().items():
         rows += store.query(f"paths/{form}", graphs=graphs, **params)
-    return rows
+    worded = {r["query_id"]: r for r in store.query("paths/short_phrases", graphs=graphs)}
+    rows = [r for r in rows if not set(r["facts"]) & set(worded[r["query_id"]]["ambiguous"])]
+    return rows, {q: set(r["usable"]) for q, r in worded.items()}
 
 
 def pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, int]:
     """K per entry of ``graphs``: the number of distinct path candidates."""
     k = {g["query_id"]: 0 for g in graphs}
-    for row in path_rows(store, graphs):
+    for row in path_rows(store, graphs)[0]:
         k[row["query_id"]] += 1
     return k
 
@@ -200,7 +219,7 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
         batch = heads[i:i + PATH_BATCH]
         graphs = [{"query_id": h["query_id"],
                    "versions": [d["version_id"] for d in h["documents"]]} for h in batch]
-        rows = path_rows(store, graphs)
+        rows, short = path_rows(store, graphs)
         wanted = {f for r in rows for f in r["facts"]}
         versions = sorted({v for g in graphs for v in g["versions"]})
         facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
@@ -210,7 +229,9 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
         for r in rows:
             if all(f in facts for f in r["facts"]):
                 by_graph.setdefault(r["query_id"], []).append(Path(
-                    form=r["form"], facts=[facts[f] for f in r["facts"]], link=r.get("link"),
+                    form=r["form"],
+                    facts=[_graph_fact(facts[f], short[r["query_id"]]) for f in r["facts"]],
+                    link=r.get("link"),
                     others=r.get("others"), across_documents=bool(r["across_documents"])))
         for h in batch:
             out.append(PathGraph(query_id=h["query_id"], question=h["question"] or "",
@@ -219,6 +240,13 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
                                  answers=[a for a in h["answers"] if a],
                                  paths=by_graph.get(h["query_id"], [])))
     return out
+
+
+def _graph_fact(f: PathFact, usable: set[str]) -> PathFact:
+    """``f`` as a seed graph's path carries it: its short phrase only where the graph has no
+    other event of the subject worded so."""
+    return f if f.short_phrase is None or f.id in usable else f.model_copy(
+        update={"short_phrase": None})
 
 
 def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),

@@ -9,7 +9,8 @@ WHERE v.id IN $versions
 OPTIONAL MATCH (f)-[:OBJECT]->(o:NamedEntity)
 RETURN f.id AS id, f.relation AS relation, f.verb AS verb, f.date AS date, f.year AS year,
        f.precision AS precision, f.value AS value, f.unit AS unit, f.when AS when,
-       f.approximate AS approximate, f.phrase AS phrase, f.evidence AS evidence, f.start AS start, f.end AS end,
+       f.approximate AS approximate, f.phrase AS phrase, f.short_phrase AS short_phrase, f.evidence AS evidence,
+       f.start AS start, f.end AS end,
        v.id AS version_id, [(f)-[:SUPPORTED_BY]->(c:Claim) | c.id][0] AS claim_id,
        s.id AS subject_id, s.name AS subject, s.type AS subject_type,
        o.id AS object_id, o.name AS object, o.type AS object_type,

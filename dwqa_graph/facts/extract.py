@@ -499,7 +499,10 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     full = _phrase_text(sent, v, text, keep)
     if full is None or core == keep:
         return full, None
-    return full, _phrase_text(sent, v, text, core)
+    short = _phrase_text(sent, v, text, core)
+    # the core is the phrase's beginning: one left out in its middle joins what the sentence
+    # keeps apart ("surpassed Walmart [as the world's largest retailer ...] Amazon Prime")
+    return full, short if short and full.startswith(short + " ") else None
 
 
 def _names_something(sent: Sentence, idx: set[int]) -> bool:

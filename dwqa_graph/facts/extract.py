@@ -447,9 +447,10 @@ PHRASE_MAX_TOKENS = 14
 #: friendly against Kazakhstan]", "[aboard a military plane]"). Not a reason, an agent, a
 #: partner, a source or a subject matter ("criticised the BBC [for its programme Titanic
 #: Tales]", "returned to the United States [from Germany]", "a partnership [with Telltale
-#: Games]"): without those it is another event, or every such event of the subject.
+#: Games]"), nor a role ("surpassed Walmart [as the world's largest retailer]"): without
+#: those it is another event, or every such event of the subject.
 _CIRCUMSTANCE = {f"obl:{p}" for p in ("during", "in", "at", "on", "aboard", "after", "before",
-                                      "following", "amid", "despite", "alongside", "as",
+                                      "following", "amid", "despite", "alongside",
                                       "throughout", "near")}
 
 
@@ -521,6 +522,13 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
     # word missing inside a kept part ("released [her] debut album") is a parse error
     dropped = set().union(*(_subtree(sent, d) for _, d in sent.children.get(v, ())))
     if any(i not in keep and i not in dropped for i in range(idx[0], idx[-1] + 1)):
+        return None
+    # nor is a clause: the words after it are the parser's misreading ("surpassed Walmart as
+    # the world's largest retailer[, driven in large part by its paid subscription plan,]
+    # Amazon Prime": the plan's name taken for a second object; rules 27)
+    clauses = set().union(*(_subtree(sent, d) for r, d in sent.children.get(v, ())
+                            if r.split(":")[0] in ("conj", "advcl", "parataxis")))
+    if any(i not in keep and i in clauses for i in range(idx[0], idx[-1] + 1)):
         return None
     # a common noun whose name was an aside ("in the romantic comedy[, The Town]"): the
     # phrase would name a thing nobody can find ("SolarCity[, a solar-energy company]" is fine)

@@ -4,8 +4,10 @@ UNWIND $rows AS row
 MATCH (v:DocumentVersion {id: row.version_id})
 MATCH (s:NamedEntity {id: row.subject_id})
 MERGE (f:Fact {id: row.props.id})
-SET f += row.props
-REMOVE f.retired
+// the fact as read now, whole: a re-read of the same fact by the same rules (an id names the
+// version, sentence, relation, subject, value and extractor, not every property) must not
+// keep a property the rules no longer give, or the retired mark
+SET f = row.props
 MERGE (f)-[:SUBJECT]->(s)
 MERGE (f)-[:READ_FROM]->(v)
 WITH f, row

@@ -112,6 +112,15 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     # the options after a colon, an aside after the second one (the generator's comparison)
     got = a.answer("Who died first: Ennio Morricone or Tony Scott, who both worked in film?")
     assert got.answer == "Tony Scott", got.steps
+    # a credit in an aside after the options says why they are compared, it is not what is
+    # compared (before: the writer's dates were read for both options)
+    got = a.answer("Which came out first: Jaws or Titanic, both directed by film-makers?")
+    assert got.answer == "Jaws", got.steps
+    # an interval through a credit: the director's birth to the film's release, not the
+    # director's birth year (before: answered "1954")
+    got = a.answer("How many years separate the birth year of the director of Titanic and "
+                   "the year Titanic was released?")
+    assert got.answer == "43 years", got.steps
     # two subjects' dates: his birth (1954) and the film's release (1997)
     got = a.answer("How many years separate the birth year of James Cameron and the year "
                    "Titanic came out?")

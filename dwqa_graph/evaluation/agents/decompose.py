@@ -214,9 +214,17 @@ class DecomposeAgent:
         credit = _credit(lemmas)
         options = _options(question)
         if options and ("long" in lemmas or (set(lemmas) | words) & (_EARLIER | _LATER)):
-            return self._choose(options, lemmas, words, dated, read)
+            # a credit the options are compared through is asked before them ("Which film's
+            # director was born first: A or B?"); one in an aside after them says why the
+            # two are compared ("A or B, both written by Mats Fennick?")
+            stem = question.find(options[0])
+            asked = [t.lemma.lower() for t in tokens if stem < 0 or t.start < stem]
+            return self._choose(options, lemmas, words, dated, read, asked)
         spouse = bool({"spouse", "husband", "wife", "marry"} & words)
-        if credit and (set(dated) & {"born", "died"} or asks_place or spouse):
+        # "How many years separate the birth year of the director of W and the year W was
+        # released?" counts between two dates (below), it does not ask the director's birth
+        counts = "many" in lemmas
+        if credit and not counts and (set(dated) & {"born", "died"} or asks_place or spouse):
             return self._bridge(subjects[0], credit, dated, asks_place, full_date, read,
                                 spouse=spouse)
         asks_age = "old" in lemmas or "age" in lemmas
@@ -266,10 +274,11 @@ class DecomposeAgent:
         return values.pop() if len(values) == 1 else ""
 
     def _choose(self, options: tuple[str, str], lemmas: list[str], words: set[str],
-                dated: list[str], read: _Read) -> str:
+                dated: list[str], read: _Read, asked: list[str]) -> str:
         """Which of the two options has the earlier or later date of one relation (or the
-        longer life), through the options' credit when the question names one."""
-        credit = next((_CREDITS[x] for x in lemmas if x in _CREDITS), None)
+        longer life), through the options' credit when the question asks one before them
+        (``asked``: the lemmas before the options)."""
+        credit = next((_CREDITS[x] for x in asked if x in _CREDITS), None)
         longer = "long" in lemmas and ("live" in lemmas or "life" in lemmas)
         relation = dated[0] if dated else (
             "born" if {"old", "young"} & set(lemmas) or (words & {"older", "younger"})

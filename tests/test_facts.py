@@ -940,8 +940,9 @@ def test_a_reread_by_the_same_rules_keeps_no_stale_property(
         store: Store, nlp: CoreNLP, tmp_path: Path, settings: Settings) -> None:
     """A version read again by the same rules (its mark reset, as after an interrupted run
     of a rules version still in development) stores each fact as read now: a property the
-    rules no longer give goes (``SET f = props``; with ``+=`` a stale phrase stayed on a fact
-    an item uses, which a re-read keeps rather than deletes)."""
+    rules no longer give goes (an empty field is written as null; left out of the write, a
+    stale phrase stayed on a fact an item uses, which a re-read keeps rather than
+    deletes)."""
     def write(text: str) -> None:
         with (neo4j.GraphDatabase.driver(settings.uri, auth=(settings.user, settings.password))
               as d, d.session(database=settings.database) as session):

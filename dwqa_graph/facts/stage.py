@@ -153,8 +153,9 @@ def facts_plan(versions: list[dict[str, Any]], facts: dict[str, list[Fact]], fam
             for e in (f.subject, f.object):
                 if e is not None:
                     entities[e.id] = {**e.model_dump(), "norm": norm_name(e.name)}
+            # every field, an empty one as null: it removes what an earlier read of the
+            # same fact stored (facts/write)
             props = f.model_dump(exclude={"subject", "object"})
-            props = {k: x for k, x in props.items() if x is not None}
             props["family"] = family
             rows.append({"version_id": f.version_id, "claim_id": f.claim_id,
                          "subject_id": f.subject.id,

@@ -467,11 +467,10 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     complements, and its prepositional phrases but those of place and circumstance
     (``_CIRCUMSTANCE``) after it names something -- "fought at the Battle of Sobraon [during
     the First Anglo-Sikh War]", "made his debut for Portugal [in a friendly against
-    Kazakhstan]". A question quoting a long
-    phrase copies a run of its page, which the checks refuse (``rounds/checks.py``), and
-    most events of a full page were never asked for that alone (path generator 5 words
-    them by their core; whether the core still names one event of the subject is the path
-    query's, ``cypher/paths/short_phrases.cypher``)."""
+    Kazakhstan]". A question quoting a long phrase copies a run of its page, which the
+    checks refuse (``rounds/checks.py``): path generator 5 words such an event by its core
+    (whether the core still names one event of the subject is the path query's,
+    ``cypher/paths/short_phrases.cypher``)."""
     tok = sent.token(v)
     auxes = [sent.token(a).word.lower() for a in sent.deps(v, "aux", "aux:pass")]
     if not (tok.pos == "VBD" and not auxes) and not (

@@ -81,10 +81,10 @@ class Fact(_Model):
                                "words it, without subject and date ('signed for Real Madrid'); "
                                "None when it does not name the event by itself.")
     short_phrase: str | None = Field(None, description="The phrase's core where it is "
-                                     "shorter: the verb, its objects and its prepositional "
-                                     "phrases up to the first that names something ('fought "
-                                     "at the Battle of Sobraon' for 'fought at the Battle "
-                                     "of Sobraon during the First Anglo-Sikh War').")
+                                     "shorter: the phrase without its prepositional phrases "
+                                     "of place and circumstance once it names something "
+                                     "('fought at the Battle of Sobraon' for 'fought at the "
+                                     "Battle of Sobraon during the First Anglo-Sikh War').")
     claim_id: str | None = Field(None, description="The claim whose span holds the evidence "
                                  "(None: a sentence the claims stage left out, e.g. one "
                                  "opening with a pronoun the page's subject resolves).")

@@ -936,6 +936,46 @@ def test_rules_26_a_rank_or_a_coordinated_verbs_date_is_not_the_events(nlp: Core
                   "1965.") == {("moved to Nashville", "1965")}
 
 
+def test_rules_28_claims_labels_counted_coordinations_and_passive_conjuncts(
+        nlp: CoreNLP) -> None:
+    """Blind labels of sample 15 and review of round 339: a claim somebody made ("Although
+    Musk said he earned the degrees in 1995"), a label read as a count ("Category 5
+    strength"), a count of what was recorded, "it" on a page
+    that names its subject in the same sentence, and a passive's conjunct worded as active
+    ("did he award the Order of the Medjidie")."""
+    def read(title: str, text: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, text))
+
+    def phrases(title: str, text: str) -> dict[str | None, str | None]:
+        return {f.date: f.phrase for f in facts_of(nlp, title, text) if f.relation == "event"}
+
+    assert read("Elon Musk", "Although Musk said he earned the degrees in 1995, UPenn "
+                "maintains it awarded them in 1997.") == set()
+    assert read("Elon Musk", "Musk said he earned the degrees in 1995.") == set()
+    assert ("Hurricane Lee", "quantity", "5 strength") not in read(
+        "Hurricane Lee", "Lee reached Category 5 strength on September 8, 2023.")
+    assert not any(r == "quantity" for _, r, _ in read(
+        "Russia", "As of 2 July 2022, the Yale School of Management recorded more than 1,000 "
+        "companies withdrawing from Russia."))
+    assert "2006-09" not in phrases("Pluto", "Launched in 2006, it captured its first images "
+                                    "of Pluto in late September 2006.")
+    officer = ("John Harding (1815 – 1896) was a British Army officer. He was appointed a "
+               "Companion of the Order of the Bath in 1855 and {}awarded the Order of the "
+               "Medjidie in 1858.")
+    assert phrases("John Harding", officer.format(""))["1858"] is None
+    # controls: the same facts stated by the page, as counts, and "it" alone, are read
+    assert ("Elon Musk", "event", "1997") in read("Elon Musk", "Musk earned the degrees in "
+                                                  "1997.")
+    assert ("Maura Healey", "quantity", "250 lawyer") in read(
+        "Maura Healey", "In 2007, Healey oversaw 250 lawyers.")
+    assert ("Tesla, Inc.", "quantity", "1000 employee") in read(
+        "Tesla, Inc.", "In 2010, Tesla, Inc. employed 1,000 employees.")
+    assert phrases("Pluto", "Pluto was discovered in 1930. It was reclassified as a dwarf "
+                   "planet in August 2006.").keys() >= {"1930", "2006-08"}
+    assert phrases("John Harding", officer.format("was "))["1858"] == \
+        "was awarded the Order of the Medjidie"
+
+
 def test_a_reread_by_the_same_rules_keeps_no_stale_property(
         store: Store, nlp: CoreNLP, tmp_path: Path, settings: Settings) -> None:
     """A version read again by the same rules (its mark reset, as after an interrupted run

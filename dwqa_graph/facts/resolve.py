@@ -395,6 +395,11 @@ class PageResolver:
                 first = min(sent.deps(i, "det"))
             else:
                 continue
+            # A sentence that names the page's subject elsewhere uses the pronoun for
+            # another thing ("Launched in 2006, it captured its first images of Pluto" on
+            # the Pluto page: rules 28, from the blind labels).
+            if any(s.is_subject for s in spans):
+                continue
             # Another named entity before it could be what it stands for: leave it.
             if any(s.last < first and not s.generic and not s.is_subject
                    and (s.type == "PERSON") == person for s in spans):

@@ -966,14 +966,46 @@ def test_rules_28_claims_labels_counted_coordinations_and_passive_conjuncts(
     # controls: the same facts stated by the page, as counts, and "it" alone, are read
     assert ("Elon Musk", "event", "1997") in read("Elon Musk", "Musk earned the degrees in "
                                                   "1997.")
-    assert ("Maura Healey", "quantity", "250 lawyer") in read(
-        "Maura Healey", "In 2007, Healey oversaw 250 lawyers.")
+    assert ("Yale School of Management", "quantity", "1000 student") in read(
+        "Russia", "As of 2 July 2022, the Yale School of Management had more than 1,000 "
+        "students.")
     assert ("Tesla, Inc.", "quantity", "1000 employee") in read(
         "Tesla, Inc.", "In 2010, Tesla, Inc. employed 1,000 employees.")
     assert phrases("Pluto", "Pluto was discovered in 1930. It was reclassified as a dwarf "
                    "planet in August 2006.").keys() >= {"1930", "2006-08"}
     assert phrases("John Harding", officer.format("was "))["1858"] == \
         "was awarded the Order of the Medjidie"
+
+
+def test_rules_29_amounts_held_references_statuses_and_editions(nlp: CoreNLP) -> None:
+    """Blind labels of sample 16: amounts that are no amount the subject has (a threshold,
+    a payment), a reference's archive date, a new status read as a founding, and "the 74th
+    Academy Awards" read as the Academy Awards."""
+    def read(title: str, text: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, text))
+
+    def amounts(title: str, text: str) -> set[str]:
+        return {o for _, r, o in read(title, text) if r == "quantity"}
+
+    assert amounts("LeBron James", "In 2020, James became the first player in NBA history to "
+                   "score 10 points or more in 1,000 consecutive games.") == set()
+    assert amounts("Lance Armstrong", "In 2006, SCA Promotions paid Armstrong $7.5 "
+                   "million.") == set()
+    assert read("George Eliot", "George Eliot Archived 18 June 2021 at the Wayback Machine "
+                "at the British Library") == set()
+    assert not any(r == "founded" for _, r, _ in read(
+        "Alaska", "Alaska was officially incorporated as an organized territory in 1912."))
+    assert not any(s == "Academy Awards" for s, _, _ in read(
+        "Academy Award for Best Animated Feature", "The Academy Award for Best Animated "
+        "Feature was first given out at the 74th Academy Awards, held on March 24, 2002."))
+    # controls: amounts held, a founding, the ceremony named alone
+    assert amounts("Tesla, Inc.", "In 2010, Tesla, Inc. employed 1,000 employees. Tesla "
+                   "raised $226 million in June 2010.") == {"1000 employee", "2.26e+08 USD"}
+    assert ("Acme Records", "founded", "1999") in read(
+        "Acme Records", "Acme Records was formed in 1999 by John Smith.")
+    assert ("Academy Awards", "event", "1929-05-16") in read(
+        "Academy Award for Best Animated Feature", "The Academy Awards were first held on "
+        "May 16, 1929.")
 
 
 def test_a_reread_by_the_same_rules_keeps_no_stale_property(

@@ -470,8 +470,12 @@ _NAME_PARTS = ("compound", "flat", "nummod")
 def fragment(sent: Sentence, first: int, last: int) -> bool:
     """Tokens ``first..last`` are part of a longer name: a proper noun or number right
     next to them is joined to them as a name part ("the Soviet Union" tagged as "Soviet" and
-    "Union"; "Rodent Research 3"). Such a span names nothing by itself."""
+    "Union"; "Rodent Research 3"), or an ordinal before it ("the 74th Academy Awards": the
+    span alone names every edition; rules 29). Such a span names nothing by itself."""
     inside = range(first, last + 1)
+    if first > 1 and sent.token(first - 1).ner == "ORDINAL" and any(
+            first - 1 in sent.deps(i, "amod") for i in inside):
+        return True
     for k in (first - 1, last + 1):
         if not 1 <= k <= len(sent.tokens) or sent.token(k).pos not in ("NNP", "NNPS", "CD"):
             continue

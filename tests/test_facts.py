@@ -973,6 +973,10 @@ def test_rules_28_claims_labels_counted_coordinations_and_passive_conjuncts(
         "Tesla, Inc.", "In 2010, Tesla, Inc. employed 1,000 employees.")
     assert phrases("Pluto", "Pluto was discovered in 1930. It was reclassified as a dwarf "
                    "planet in August 2006.").keys() >= {"1930", "2006-08"}
+    # ... and a person's "he" beside the person's name is the person (rules 30)
+    assert phrases("John Harding", "John Harding (1815 – 1896) was a British Army officer. "
+                   "In 1846, he fought at the Battle of Sobraon, where Harding was "
+                   "wounded.")["1846"] == "fought at the Battle of Sobraon"
     assert phrases("John Harding", officer.format("was "))["1858"] == \
         "was awarded the Order of the Medjidie"
 

@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "29"
+RULES_VERSION = "30"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}

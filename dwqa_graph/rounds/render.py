@@ -50,8 +50,11 @@ CHOICE_SHARE = 0.15
 #: 36 times in 36); an age "How old was X when he ...?" / "At what age did X ...?" wherever
 #: the dates decide it (a birth to the day, an event in another month or to the day); "How
 #: old did X turn in the year ..."; no "How many years after its founding did X ...?" (a
-#: question opening on "its" is refused as a dangling reference once "calendar" goes).
-TEMPLATES_VERSION = "13"
+#: question opening on "its" is refused as a dangling reference once "calendar" goes); 14:
+#: "calendar" also where one date is known to the month or day and the other only by its
+#: year (review X: "How many years had passed since the founding of Amazon [5 July 1994]
+#: when it acquired Junglee [1998]?" is 3 or 4 to a reader who counts whole years).
+TEMPLATES_VERSION = "14"
 
 
 class Unworded(Exception):
@@ -529,12 +532,14 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     else:
         # an age reached in a year is a number, not a number of years
         answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)
-    one_count = not _both_known_to_the_month(f1, f2) or whole == y2 - y1
+    one_count = whole == y2 - y1 if _both_known_to_the_month(f1, f2) else not any(
+        f.date and f.precision in ("month", "day") for f in (f1, f2))
     if f1.relation != "born" and one_count:
-        # "how many years after" has one answer where a date is known only by its year
-        # (the difference of the years is all a reader can count) or where counting whole
-        # years gives the same number; "calendar" is said only where the two differ (or
-        # the same month leaves it open) -- and never after a birth: an age.
+        # "how many years after" has one answer where both dates are known only by their
+        # years (the difference of the years is all a reader can count) or where counting
+        # whole years gives the same number; "calendar" is said only where the two may
+        # differ -- a date known to the month against one known by its year (templates
+        # 14), the same month -- and never after a birth: an age.
         question = question.replace("calendar years", "years")
         key += ".y"
     return Rendered(question=question, answer=answer, answer_type="number",

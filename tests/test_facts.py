@@ -1012,6 +1012,19 @@ def test_rules_29_amounts_held_references_statuses_and_editions(nlp: CoreNLP) ->
         "May 16, 1929.")
 
 
+def test_rules_31_what_a_negated_verb_governs_is_no_fact(nlp: CoreNLP) -> None:
+    """Rules 28 had left the check of a clause under a negated, modal or conditional verb
+    unreachable (dead code after a return); rules 31 restores it."""
+    def events(verb: str) -> set[str | None]:
+        return {f.date for f in facts_of(
+            nlp, "John Harding", "John Harding (1815 – 1896) was a British Army officer. "
+            f"Harding {verb} that he fought at the Battle of Sobraon in 1846.")
+            if f.relation == "event"}
+
+    assert "1846" not in events("never revealed")
+    assert "1846" in events("later revealed")  # control: the page states it
+
+
 def test_a_reread_by_the_same_rules_keeps_no_stale_property(
         store: Store, nlp: CoreNLP, tmp_path: Path, settings: Settings) -> None:
     """A version read again by the same rules (its mark reset, as after an interrupted run

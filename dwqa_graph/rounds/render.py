@@ -96,8 +96,8 @@ def whole_years(f1: PathFact, f2: PathFact) -> int | None:
     return facts_whole_years((f1.date, f1.precision), (f2.date, f2.precision))
 
 
-def _both_known_to_the_month(f1: PathFact, f2: PathFact) -> bool:
-    return all(f.precision in ("month", "day") and f.date for f in (f1, f2))
+def _known_to_the_month(f: PathFact) -> bool:
+    return bool(f.date) and f.precision in ("month", "day")
 
 
 def _years(n: int) -> str:
@@ -532,8 +532,8 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     else:
         # an age reached in a year is a number, not a number of years
         answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)
-    one_count = whole == y2 - y1 if _both_known_to_the_month(f1, f2) else not any(
-        f.date and f.precision in ("month", "day") for f in (f1, f2))
+    finer = [_known_to_the_month(f) for f in (f1, f2)]
+    one_count = whole == y2 - y1 if all(finer) else not any(finer)
     if f1.relation != "born" and one_count:
         # "how many years after" has one answer where both dates are known only by their
         # years (the difference of the years is all a reader can count) or where counting

@@ -40,7 +40,8 @@ PAGES = {
                        "composer.",
     "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
                          "footballer.\nOn 1 July 2009, Ronaldo signed for Real Madrid.\n"
-                         "In 2018, Ronaldo signed for Juventus.",
+                         "In 2018, Ronaldo signed for Juventus.\n"
+                         "In May 2011, Ronaldo scored a goal against Barcelona.",
 }
 
 
@@ -89,9 +90,21 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     assert got.answer == "33", got.steps
     got = a.answer("How old did Cristiano Ronaldo turn in the year he signed for Real Madrid?")
     assert got.answer == "24", got.steps
-    got = a.answer("How many calendar years after signing for Real Madrid did Cristiano "
+    got = a.answer("How many years after signing for Real Madrid did Cristiano "
                    "Ronaldo sign for Juventus?")
     assert got.answer == "9 years", got.steps
+    got = a.answer("How many years after the year Cristiano Ronaldo signed for Real Madrid "
+                   "did he sign for Juventus?")
+    assert got.answer == "9 years", got.steps
+    # templates v15: months between two dates known to the month (July 2009 - May 2011);
+    # control: Juventus is known by its year only, so no count of months
+    got = a.answer("How many months after signing for Real Madrid did Cristiano Ronaldo "
+                   "score a goal against Barcelona?")
+    assert got.answer == "22 months", got.steps
+    got = a.answer("How many months after signing for Real Madrid did Cristiano Ronaldo "
+                   "sign for Juventus?")
+    assert "a date not known to the month: no count of months" in got.steps
+    assert "month" not in got.answer, got.steps  # (the fallback's span)
     got = a.answer("Titanic came out how many years after its director's birth year?")
     assert got.answer == "43 years", got.steps
     # a choice between the two options the question ends with, both ways, and through a

@@ -399,14 +399,17 @@ def test_a_credit_needs_the_person_of_its_role() -> None:
 
 
 def test_a_difference_from_years_says_it_counts_years() -> None:
-    """From two years "how old" has two answers: the question counts years explicitly; with
+    """From two years "how old" has two answers: after a birth the question asks the age
+    turned in the event's year (templates 15: no "calendar years after X was born"); with
     both dates to the day it asks the age, computed to the day."""
     born = fact("Pelé", "born", year=1940, date="1940", precision="year")
     won = fact("Pelé", "won", object="FIFA World Cup", object_type="MISC", when="1958")
-    for seed in range(10):  # every phrasing counts calendar years
-        r = render(FactPath(form="temporal", facts=[born, won]), random.Random(seed))
-        assert "calendar years after Pelé was born" in r.question
-        assert r.answer == "18 years"
+    with pytest.raises(Unworded, match="no_age_wording"):  # no pronoun to say "he won"
+        render(FactPath(form="temporal", facts=[born, won]), random.Random(0))
+    his = [f.model_copy(update={"subject_pronoun": "he"}) for f in (born, won)]
+    got = {(r.question, r.answer) for s in range(10) for r in
+           [render(FactPath(form="temporal", facts=his), random.Random(s))]}
+    assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18")}
     day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
     got = {(r.question, r.answer) for s in range(30) for r in
@@ -437,9 +440,12 @@ def test_whole_years_are_counted_only_where_the_dates_decide_them() -> None:
                 date="1958-06", precision="month")
     r = render(FactPath(form="temporal", facts=[born, june]), random.Random(0))
     assert (r.question, r.answer) == ("At what age did Pelé win FIFA World Cup?", "17")
+    # in October the age turned that year is all the dates decide
     october = june.model_copy(update={"date": "1958-10"})
-    r = render(FactPath(form="temporal", facts=[born, october]), random.Random(0))
-    assert "calendar years" in r.question and r.answer == "18 years"
+    he = born.model_copy(update={"subject_pronoun": "he"})
+    r = render(FactPath(form="temporal", facts=[he, october]), random.Random(0))
+    assert (r.question, r.answer) == ("What age did Pelé turn in the year he won FIFA World "
+                                      "Cup?", "18")
 
 
 EVENTS = {
@@ -498,7 +504,7 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
         q = render(FactPath(form="temporal", facts=pope), random.Random(seed)).question
         assert q.count("XVI") == q.count("Pope Benedict XVI") >= 1
     # a surname keeps its particle; a phrase loses the dash its sentence ran on with
-    mvb = [fact("Martin Van Buren", "born", year=1782, date="1782", precision="year"),
+    mvb = [fact("Martin Van Buren", "event", year=1817, phrase="joined the Bucktails"),
            fact("Martin Van Buren", "event", year=1821, phrase="was elected to the Senate—")]
     for seed in range(20):
         q = render(FactPath(form="temporal", facts=mvb), random.Random(seed)).question
@@ -512,7 +518,7 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
 
 
 def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
-    """Templates v6: "How many calendar years after A did X B?" (reviewers marked the "years
+    """Templates v6: "How many years after A did X B?" (reviewers marked the "years
     between the year ..." frames template-like); the year frames only where the event has no
     verb to put in the base form."""
     a = fact("Cristiano Ronaldo", "event", year=2009, phrase="signed for Real Madrid",
@@ -529,22 +535,41 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
                   # templates v11: counted back from the second event
                   "How many years before signing for Juventus did Cristiano Ronaldo "
                   "sign for Real Madrid?"}
-    # templates v13: "calendar" only where the two ways of counting differ: from 1 July 2009
-    # to June 2018 a reader counts 8 whole years, 2018 - 2009 is 9
+    # templates v15: where the two ways of counting years differ (1 July 2009 to June 2018:
+    # 8 whole years, 2018 - 2009 = 9), months where both dates are known to the month and
+    # they give one answer, else the first event anchored by its year (never "calendar
+    # years", which read as a fill-in frame)
     day = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
     june = b.model_copy(update={"date": "2018-06", "precision": "month"})
+    anchored = {("How many years after the year Cristiano Ronaldo signed for Real Madrid did "
+                 "Ronaldo sign for Juventus?", "9 years")}
+
+    def worded(*facts: PathFact) -> set[tuple[str, str]]:
+        return {(r.question, r.answer) for s in range(60)
+                for r in [render(FactPath(form="temporal", facts=list(facts)),
+                                 random.Random(s))]}
+    assert worded(day, june) == anchored
+    # a date known to the day and one known by its year only: 8 or 9 whole years (review X)
+    assert worded(day, b) == anchored
+    july, may = (x.model_copy(update={"date": d, "precision": "month", "year": int(d[:4])})
+                 for x, d in ((a, "2009-07"), (b, "2011-05")))
     got = {(r.question, r.answer) for s in range(60)
-           for r in [render(FactPath(form="temporal", facts=[day, june]), random.Random(s))]}
-    assert ("How many calendar years after signing for Real Madrid did Cristiano Ronaldo "
-            "sign for Juventus?", "9 years") in got
-    assert all("calendar years" in q for q, _ in got)
-    # templates v14: so do a date known to the day and one known by its year only (review
-    # X: from 1 July 2009 to some day of 2018, a reader who counts whole years gets 8 or 9)
-    qs = {render(FactPath(form="temporal", facts=[day, b]), random.Random(s)).question
-          for s in range(60)}
-    assert qs and all("calendar years" in q for q in qs)
+           for r in [render(FactPath(form="temporal", facts=[july, may]), random.Random(s))]}
+    assert ("How many months after signing for Real Madrid did Cristiano Ronaldo sign for "
+            "Juventus?", "22 months") in got
+    assert all(q.startswith("How many months") and n == "22 months" for q, n in got)
+    # to the day: whole months from an earlier day of the month (10 July -> 12 May), none
+    # from a later one (12 July -> 10 May: 21 or 22); none beyond three years
+    on = [x.model_copy(update={"date": d, "precision": "day", "year": int(d[:4])})
+          for x, d in ((a, "2009-07-10"), (b, "2011-05-12"), (a, "2009-07-12"),
+                       (b, "2011-05-10"), (b, "2013-05-12"))]
+    assert render(FactPath(form="temporal", facts=on[:2]), random.Random(0)).answer \
+        == "22 months"
+    assert {n for _, n in worded(*on[2:4])} == {"2 years"}  # anchored by the year
+    assert {(q.startswith("How many years after the year"), n)
+            for q, n in worded(on[0], on[4])} == {(True, "4 years")}  # not 3 whole years
     # controls: to August 2018 both counts are 9; with both dates known by their years
-    # only, the year difference is all a reader can count: no "calendar"
+    # only, the year difference is all a reader can count: years
     for first, later in ((day, b.model_copy(update={"date": "2018-08", "precision": "month"})),
                          (a, b)):
         qs = {render(FactPath(form="temporal", facts=[first, later]), random.Random(s)).question
@@ -562,14 +587,17 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
           for s in range(60)}
     assert "How many years after being elected to the Senate did Cristiano Ronaldo " \
            "sign for Juventus?" in qs
-    # after a birth: two phrasings that count calendar years (a birth year alone leaves
-    # an age two answers)
+    # after a birth known by its year: the age turned in the event's year, which needs the
+    # pronoun ("in the year he signed"); without it no wording (templates 15)
     born_y = fact("Cristiano Ronaldo", "born", year=1985, date="1985", precision="year")
-    qs = {render(FactPath(form="temporal", facts=[born_y, b]), random.Random(s)).question
-          for s in range(60)}
-    assert qs == {"How many calendar years after Cristiano Ronaldo was born did Ronaldo sign "
-                  "for Juventus?", "How many calendar years had passed since Cristiano "
-                  "Ronaldo's birth when Ronaldo signed for Juventus?"}
+    with pytest.raises(Unworded, match="no_age_wording"):
+        render(FactPath(form="temporal", facts=[born_y, b]), random.Random(0))
+    his = [f.model_copy(update={"subject_pronoun": "he"}) for f in (born_y, b)]
+    got = {(r.question, r.answer) for s in range(60)
+           for r in [render(FactPath(form="temporal", facts=his), random.Random(s))]}
+    assert got == {("What age did Cristiano Ronaldo turn in the year he signed for "
+                    "Juventus?", "33"), ("How old did Cristiano Ronaldo turn in the year he "
+                                         "signed for Juventus?", "33")}
     # both to the day after a birth: the age "when" the event happened
     born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day")
     signed = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
@@ -658,22 +686,21 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
                   ("How old did Edward Snowden turn in the year he resigned from the CIA?",
                    "30")}
     # ... unless that copies a run of the sentence the checks refuse ("he" and the phrase as
-    # written): then in calendar years, the verb in its base form
+    # written): then the birth anchored by its year, the verb in its base form (templates
+    # 15: no "calendar years after he was born")
     post = quit_.model_copy(update={
         "phrase": "resigned from his post at the CIA station",
         "evidence": "In 2013, he resigned from his post at the CIA station."})
     qs = {(r.question, r.answer) for s in range(60) for r in
           [render(FactPath(form="temporal", facts=[born, post]), random.Random(s))]}
-    assert ("How many calendar years after Edward Snowden was born did he resign from his "
-            "post at the CIA station?", "30 years") in qs
-    assert not any("turn" in q for q, _ in qs)
-    # control: the same facts with no pronoun name him again, counting calendar years, and
-    # never ask "what age ... in the year he" (a person has no default pronoun)
+    assert qs == {("How many years after the year Edward Snowden was born did he resign from "
+                   "his post at the CIA station?", "30 years")}
+    # control: the same facts with no pronoun give no wording (a person has no
+    # default pronoun, and "What age did Edward Snowden turn in the year Snowden ..." reads
+    # as a frame)
     bare = [f.model_copy(update={"subject_pronoun": None}) for f in (born, quit_)]
-    qs = {render(FactPath(form="temporal", facts=bare), random.Random(s)).question
-          for s in range(60)}
-    assert qs and all(" he " not in q and " it " not in q and "turn" not in q for q in qs)
-    assert any("did Snowden resign" in q for q in qs)
+    with pytest.raises(Unworded, match="no_age_wording"):
+        render(FactPath(form="temporal", facts=bare), random.Random(0))
     she = [f.model_copy(update={"subject": "Maura Healey", "subject_id": "mh",
                                 "subject_pronoun": "she"}) for f in (born, quit_)]
     qs = {render(FactPath(form="temporal", facts=she), random.Random(s)).question
@@ -737,8 +764,8 @@ def test_a_models_spare_paths_leave_every_graph_its_first(store: Store, nlp: Cor
     after every graph has its first; generator 3 drew them at once, and the first graph's
     two left the third none ("paths_exhausted")."""
     page = {"Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
-                                 "footballer.\nRonaldo signed for Real Madrid in 2009.\n"
-                                 "In 2018, Ronaldo signed for Juventus."}
+                                 "footballer.\nHe signed for Real Madrid in 2009.\n"
+                                 "In 2018, he signed for Juventus."}
     seeds = [{"_id": q, "question": f"Which club did Ronaldo join ({q})?", "answer": "x",
               "supporting_facts": [], "context": [[t, [x]] for t, x in page.items()]}
              for q in ("q1", "q2", "q3")]
@@ -821,5 +848,11 @@ def test_a_long_phrase_copied_from_its_page_is_worded_by_its_core() -> None:
     assert "Anglo-Sikh" not in rendered.question and rendered.answer
     whole = path.model_copy(update={"facts": [born, fought.model_copy(
         update={"short_phrase": None})]})
-    rendered, problems = path_gen_mod._worded(g, whole, "7:0", page)
-    assert "copied_run" in problems and "Anglo-Sikh War" in rendered.question
+    with pytest.raises(Unworded, match="no_age_wording"):  # the age frames refuse the copy
+        path_gen_mod._worded(g, whole, "7:0", page)
+    # ... which is the copy: from a sentence that words it otherwise, the whole phrase is
+    other = "The First Anglo-Sikh War saw him fight at the Battle of Sobraon in 1846."
+    whole = path.model_copy(update={"facts": [born, fought.model_copy(
+        update={"short_phrase": None, "evidence": other})]})
+    rendered, problems = path_gen_mod._worded(g, whole, "7:0", {"v1": other})
+    assert problems == [] and "Anglo-Sikh War" in rendered.question

@@ -416,15 +416,40 @@ def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
     short = path.shortened
     wordings = [(path, seed)] + ([(short, seed)] if short else []) + [
         (short or path, f"{seed}:{n}") for n in range(1, REWORDINGS)]
-    rendered = render(path, random.Random(seed))
+    first = 0
+    try:
+        rendered = render(path, random.Random(seed))
+    except Unworded:
+        if short is None:
+            raise
+        # the frames that quote an event's phrase with "he" refuse a copy of their page
+        # themselves (an age turned in a year): the core may word it
+        rendered, first = render(short, random.Random(seed)), 1
     problems = path_problems(g, path, rendered, texts)
-    for worded, s in wordings[1:]:
+    for worded, s in wordings[first + 1:]:
         if not problems or not set(problems) <= _WORDING_PROBLEMS:
             break
         again = render(worded, random.Random(s))
         if again.question != rendered.question:
             rendered, problems = again, path_problems(g, path, again, texts)
     return rendered, problems
+
+
+def wordable(g: PathGraph) -> PathGraph:
+    """The graph with only the paths a template words (as they are, or by their events'
+    cores): a path no template words -- two dates whose interval has no one answer, an age
+    whose every frame copies its sentence -- is no candidate. It takes none of a graph's
+    draws (``SampleConfig.attempts``) and does not count in its pool K."""
+    def words(p: Path) -> bool:
+        for q in (p, p.shortened):
+            try:
+                if q is not None:
+                    render(q, random.Random(0))
+                    return True
+            except Unworded:
+                pass
+        return False
+    return g.model_copy(update={"paths": [p for p in g.paths if words(p)]})
 
 
 def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
@@ -434,7 +459,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                           dict[str, list[str]], dict[str, Any]]:
     """One item per seed graph from its path pool; also the round's counts (rejections,
     attempts, pool sizes)."""
-    graphs = load_path_graphs(store, t, dataset)
+    graphs = [wordable(g) for g in load_path_graphs(store, t, dataset)]
     done: list[tuple[PathDraw, QACandidate]] = []
     failed: dict[str, list[str]] = {}
     rejected: Counter[str] = Counter()

@@ -53,8 +53,11 @@ CHOICE_SHARE = 0.15
 #: question opening on "its" is refused as a dangling reference once "calendar" goes); 14:
 #: "calendar" also where one date is known to the month or day and the other only by its
 #: year (review X: "How many years had passed since the founding of Amazon [5 July 1994]
-#: when it acquired Junglee [1998]?" is 3 or 4 to a reader who counts whole years).
-TEMPLATES_VERSION = "14"
+#: when it acquired Junglee [1998]?" is 3 or 4 to a reader who counts whole years); 15: no
+#: "calendar" (review Y marked it template-like 12 times in 12): after a birth only ages,
+#: "how many months" where both dates are known to the month and the years give two
+#: answers, else "How many years after the year X ...".
+TEMPLATES_VERSION = "15"
 
 
 class Unworded(Exception):
@@ -287,43 +290,40 @@ def _comparison(p: Path, rng: random.Random) -> Rendered:
 #: years after being born" has two answers; the year phrasings say how years are counted.
 _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str]]] = {
     # {s2}: the subject again, by its pronoun where known, else by surname; {p}: the pronoun
-    # only (a frame with {p} is used only where it is known). "What age did X turn in the
-    # year ...": the age a person reaches in a calendar year is that year minus the birth
-    # year, so the year difference is its one answer (unlike "how old was X when ...").
-    ("born", "won"): ("PERSON", {
-        "t2": "How many calendar years after {S} was born did {s2} win {O}?",
-        "a7": "What age did {S} turn in the year {p} won {O}?"},
-        {"o1": "How old was {S} when {p} won {O}?", "o2": "At what age did {S} win {O}?"}),
+    # only (a frame with {p} is used only where it is known); {unit}: "years", or "months"
+    # where only months give one answer (``_unit``). After a birth only ages: "What age did
+    # X turn in the year ...": the age a person reaches in a calendar year is that year
+    # minus the birth year, so the year difference is its one answer (unlike "how old was X
+    # when ...", asked only where the dates decide it). "How many years after X was born
+    # ..." is an age with two answers, and its "calendar years" read as a fill-in frame to
+    # every reviewer (templates 15).
+    ("born", "won"): ("PERSON", {"a7": "What age did {S} turn in the year {p} won {O}?"},
+                      {"o1": "How old was {S} when {p} won {O}?",
+                       "o2": "At what age did {S} win {O}?"}),
     ("born", "married"): ("PERSON", {
-        "t2": "How many calendar years after {S} was born did {s2} marry {O}?",
         "a7": "What age did {S} turn in the year {p} married {O}?"},
         {"o1": "How old was {S} when {p} married {O}?",
          "o2": "At what age did {S} marry {O}?"}),
     ("born", "member_of"): ("PERSON", {
-        "t2": "How many calendar years after {S} was born did {s2} join {O}?",
         "a7": "What age did {S} turn in the year {p} joined {O}?"},
         {"o1": "How old was {S} when {p} joined {O}?", "o2": "At what age did {S} join {O}?"}),
     ("founded", "opened"): (None, {
-        "t2": "How many calendar years after {S} was founded did it open?"}, {}),
+        "t2": "How many {unit} after {S} was founded did it open?"}, {}),
     ("released", "won"): (None, {
-        "t2": "How many calendar years after {S} was released did it win {O}?"}, {}),
+        "t2": "How many {unit} after {S} was released did it win {O}?"}, {}),
     # events, by their phrases ({P1}, {P2}: "signed for Juventus"); {D2}: the second event
     # as a question's clause about {s2} ("did he sign for Juventus", "was Kalam elected as
     # ..."). The frames without {D2} (a fact with no verb to put in the base form) read as
     # fill-in frames to reviewers (all of them, against 1 in 7 of "How many calendar years
-    # after ... did ...?"): only a fallback.
+    # after ... did ...?"): only a fallback, and only counting years.
     # {G1}: the first event as a gerund ("signing The Duffer Brothers", "being elected to
     # the Senate"), so the subject is named once, in the clause {DS2} ("did Netflix appoint
     # ...") -- reviewers marked "after {S} was born did {s} ..." and "{S} {P1}. How many ...
     # later" template-like, and a subject next to its phrase copies the sentence's words.
     # {W2}: the second event after "when" ("making his 100th appearance", "elected to ...").
-    # ("after being born" read as odd to reviewers: a person asks how old someone was)
     # {G2}: the second event as a gerund, {DS1}: the first as a clause naming the subject
     # ("How many years before signing for Juventus did Cristiano Ronaldo sign for ...?").
     ("born", "event"): ("PERSON", {
-        "t1": "How many years passed between the year {S} was born and the year {s2} {P2}?",
-        "t4": "How many calendar years after {S} was born {D2}?",
-        "t6": "How many calendar years had passed since {S}'s birth when {s2} {P2}?",
         "a7": "What age did {S} turn in the year {p} {P2}?",
         "a8": "How old did {S} turn in the year {p} {P2}?"},
         # {W2} (a gerund, "when entering ...") only where no pronoun and no clause fit
@@ -332,17 +332,29 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str
     ("founded", "event"): (None, {
         "t1": "How many years passed between the year {S} was founded and the year {s2} "
               "{P2}?",
-        "t4": "How many calendar years after {S} was founded {D2}?",
-        "t6": "How many calendar years had passed since the founding of {S} when {s2} "
-              "{P2}?",
-        "t7": "In the year {S} {P2}, how many calendar years had passed since its "
-              "founding?"},
+        "t4": "How many {unit} after {S} was founded {D2}?",
+        "t6": "How many {unit} had passed since the founding of {S} when {s2} {P2}?",
+        "t7": "In the year {S} {P2}, how many years had passed since its founding?"},
         {"o1": "How old was {S} when {s2} {P2}?"}),
     ("event", "event"): (None, {
         "e1": "How many years passed between the year {S} {P1} and the year {s2} {P2}?",
-        "e4": "How many calendar years after {S} {P1} {D2}?",
-        "e6": "How many calendar years after {G1} {DS2}?",
-        "e7": "How many calendar years before {G2} {DS1}?"}, {}),
+        "e4": "How many {unit} after {S} {P1} {D2}?",
+        "e6": "How many {unit} after {G1} {DS2}?",
+        "e7": "How many {unit} before {G2} {DS1}?"}, {}),
+}
+
+
+#: Where neither years nor months give one answer (a date known to the day against one known
+#: by its year, or whole years against the year difference beyond ``MAX_MONTHS``): the first
+#: event anchored by its year, so the difference of the years is the one count ("How many
+#: years after the year Amazon was founded did it acquire Junglee?": 1998 - 1994).
+_YEAR_ANCHORED: dict[tuple[str, str], dict[str, str]] = {
+    ("founded", "opened"): {"y1": "How many years after the year {S} was founded did it open?"},
+    ("released", "won"): {
+        "y1": "How many years after the year {S} was released did it win {O}?"},
+    ("founded", "event"): {"y1": "How many years after the year {S} was founded {D2}?"},
+    ("born", "event"): {"y1": "How many years after the year {S} was born {D2}?"},
+    ("event", "event"): {"y1": "How many years after the year {S} {P1} {D2}?"},
 }
 
 
@@ -434,10 +446,6 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
 
 #: The frames a temporal path is worded with only where no other fits.
 _FALLBACK = {"t1", "e1"}
-#: The frames that ask the age reached in a year: where one fits, a birth is asked only so.
-#: Blind reviewers (review R) marked the "calendar years after X was born did he ..." frames
-#: template-like 19 times in 22, "What age did X turn in the year he ..." 2 in 9.
-_TURNED = {"a7", "a8"}
 
 
 def _temporal(p: Path, rng: random.Random) -> Rendered:
@@ -507,46 +515,93 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     ages = fits(age_frames) if whole is not None and whole >= 0 else {}
     if len(ages) > 1:
         ages.pop("o3", None)  # the gerund "when entering ..." only where nothing else fits
-    if ages and f1.relation == "born":
-        # the dates decide the age: asked as a person would ask it
-        key, frame = _pick(rng, ages)
-        return Rendered(question=frame.format(**slots), answer=str(whole),
+    if f1.relation == "born":
+        # an age: as a person asks it where the dates decide it, else the age turned in
+        # the event's year (its one answer is the year difference)
+        if ages:
+            key, frame = _pick(rng, ages)
+            return Rendered(question=frame.format(**slots), answer=str(whole),
+                            answer_type="number", pattern="temporal",
+                            phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
+                            anchors=[f1.subject] + ([f2.object] if f2.object else []),
+                            detail={"dates": [f1.date, f2.date], "age": whole})
+        # the age frames copy "he" and the event's phrase as its sentence has them: where
+        # that is a run the checks refuse, there is no wording
+        turned = fits(frames)
+        # where each copies its sentence, the event's verb in the base form: "How many
+        # years after the year Clay Buchholz was born did he make his MLB debut ...?"
+        # (with the pronoun only: "was born did Snowden ..." read as mechanical, review R)
+        anchored = {} if turned or not pron else fits(
+            _YEAR_ANCHORED.get((f1.relation, f2.relation), {}))
+        if not turned and not anchored:
+            raise Unworded("no_age_wording")
+        key, frame = _pick(rng, turned or anchored)
+        return Rendered(question=frame.format(**slots),
+                        answer=str(y2 - y1) if turned else _years(y2 - y1),
                         answer_type="number", pattern="temporal",
                         phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                         anchors=[f1.subject] + ([f2.object] if f2.object else []),
-                        detail={"dates": [f1.date, f2.date], "age": whole})
+                        detail={"years": [y1, y2]})
+    unit, count = _unit(f1, f2, whole)
+    slots["unit"] = unit
+    if unit == "months":
+        # "In the year ..." and the year-by-year fallbacks count years only
+        frames = {k: v for k, v in frames.items() if "{unit}" in v}
+    elif unit == "":
+        # no count of years or months has one answer: the first event's year is the anchor
+        frames = _YEAR_ANCHORED.get((f1.relation, f2.relation), {})
+        count = y2 - y1
     # the "years passed between the year ..." frames only where no other fits (reviewers
     # read them as fill-in frames)
     usable = {k: v for k, v in frames.items() if filled(v)}
     frames = {k: v for k, v in usable.items() if k not in _FALLBACK} or usable
-    # the age frames copy "he" and the event's phrase as its sentence has them: where that
-    # is a run the checks refuse, the others (whose verb is in the base form) word it
-    turned = fits({k: v for k, v in frames.items() if k in _TURNED})
-    frames = turned or {k: v for k, v in frames.items() if k not in _TURNED} or frames
-    if not turned and ages:
-        frames = {**frames, **ages}  # "How old was Netflix when it ...", among the others
+    frames = {**frames, **ages}  # "How old was Netflix when it ...", among the others
+    if not frames:
+        raise Unworded("no_template")
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
     if key in age_frames and whole is not None:  # (an age frame is offered only then)
         answer = _years(whole)
     else:
-        # an age reached in a year is a number, not a number of years
-        answer = str(y2 - y1) if key in _TURNED else _years(y2 - y1)
-    finer = [_known_to_the_month(f) for f in (f1, f2)]
-    one_count = whole == y2 - y1 if all(finer) else not any(finer)
-    if f1.relation != "born" and one_count:
-        # "how many years after" has one answer where both dates are known only by their
-        # years (the difference of the years is all a reader can count) or where counting
-        # whole years gives the same number; "calendar" is said only where the two may
-        # differ -- a date known to the month against one known by its year (templates
-        # 14), the same month -- and never after a birth: an age.
-        question = question.replace("calendar years", "years")
-        key += ".y"
+        counted = unit or "years"
+        answer = f"{count} {counted[:-1] if count == 1 else counted}"
     return Rendered(question=question, answer=answer, answer_type="number",
-                    pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
+                    pattern="temporal", phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}"
+                    + (".m" if unit == "months" and key not in age_frames else ""),
                     anchors=[f1.subject] + ([f2.object] if f2.object else []),
                     detail={"years": [y1, y2]} | ({"whole_years": whole}
-                                                  if whole is not None else {}))
+                                                  if whole is not None else {})
+                    | ({"months": count} if unit == "months" else {}))
+
+
+#: The longest interval asked in months: beyond it a reader counts years.
+MAX_MONTHS = 36
+
+
+def _unit(f1: PathFact, f2: PathFact, whole: int | None) -> tuple[str, int]:
+    """How an interval from ``f1``'s date to ``f2``'s is counted so that it has one answer:
+    ("years", the difference of the years) where both dates are known by their years only
+    (all a reader can count) or where counting whole years gives the same number;
+    ("months", the months between them) where both are known to the month, the years give
+    two answers and the months one; ("", 0) where neither does -- a date known to the day
+    against one known by its year ("How many years had passed since the founding of
+    Amazon [5 July 1994] when it acquired Junglee [1998]?" is 3 or 4, review X): then only
+    a wording that anchors the first event by its year (``_YEAR_ANCHORED``) or an age the
+    dates decide. Templates 14 said "calendar years" there, which every reviewer of review
+    Y marked a fill-in frame."""
+    y1, y2 = f1.the_year or 0, f2.the_year or 0
+    finer = [_known_to_the_month(f) for f in (f1, f2)]
+    if not any(finer) or (all(finer) and whole == y2 - y1):
+        return "years", y2 - y1
+    if not all(finer):
+        return "", 0
+    (m1, *d1), (m2, *d2) = ([int(x) for x in (f.date or "").split("-")[1:3]] for f in (f1, f2))
+    months = (y2 - y1) * 12 + m2 - m1
+    # to the day, whole months are the calendar months only from an earlier day of the
+    # month; a day against a month only is ambiguous again
+    if len(d1) != len(d2) or (d1 and d2[0] < d1[0]) or not 0 < months <= MAX_MONTHS:
+        return "", 0
+    return "months", months
 
 
 _RENDER = {"bridge": _bridge, "intersection": _intersection, "comparison": _comparison,

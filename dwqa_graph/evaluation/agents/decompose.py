@@ -9,8 +9,9 @@ the facts stage uses (``facts/extract.py`` over Stanford CoreNLP), and computes 
 - a bridge ("In what year was the director of Titanic born?"): the credit of the subject
   (directed / written / created / hosted by B), then a search for B and B's date or place;
 - an age at death from a birth and a death date to the day;
-- a number of years between two dated facts of one subject (its birth, founding, release,
-  or events matched to the question's words by their phrases: "signed for Juventus");
+- a number of years (or of calendar months, where the question counts months) between two
+  dated facts of one subject (its birth, founding, release, or events matched to the
+  question's words by their phrases: "signed for Juventus");
 - a comparison of one dated relation of two subjects (a difference, or which came first);
 - a choice between the two options a question ends with ("Which film came out first, A or
   B?", "Who lived longer, A or B?"), through a credit when it asks about a work's director
@@ -238,6 +239,9 @@ class DecomposeAgent:
         if asks_age and "turn" in lemmas:
             # "what age did X turn in the year he ...": the event's year minus the birth year
             return self._age_in_year(subjects[0], words, read)
+        if "month" in lemmas:
+            # "How many months after signing X did Netflix ...": two dates known to the month
+            return self._interval(subjects[0], words, read, months=True)
         if "year" in lemmas:
             # "X came out how many years after its director's birth": the credited person's
             # dated facts count as the subject's
@@ -395,9 +399,11 @@ class DecomposeAgent:
         return [f for _, f in scored]
 
     def _interval(self, s: str, question_words: set[str], read: _Read,
-                  through: str | None = None, also: str | None = None) -> str:
-        """The two dated facts of ``s`` (and of the person credited for it, ``through``, or
-        of a second subject the question names, ``also``) the question's words name best."""
+                  through: str | None = None, also: str | None = None,
+                  months: bool = False) -> str:
+        """The years (or ``months``) between the two dated facts of ``s`` (and of the person
+        credited for it, ``through``, or of a second subject the question names, ``also``)
+        the question's words name best."""
         facts = list(self._facts_of(s, read))
         if also:
             facts += self._facts_of(also, read)
@@ -421,6 +427,15 @@ class DecomposeAgent:
             f"{f.relation} {f.phrase or ''} {f.year}".replace("  ", " ") for f in picked))
         if len(picked) < 2:
             return ""
+        if months:
+            # calendar months between two dates known to the month at least
+            known = [_sortable(f) for f in picked]
+            if any(len(k) < 2 for k in known):
+                read.steps.append("a date not known to the month: no count of months")
+                return ""
+            n = abs((int(known[1][0]) - int(known[0][0])) * 12
+                    + int(known[1][1]) - int(known[0][1]))
+            return f"{n} month" + ("" if n == 1 else "s")
         return _years(abs((picked[0].year or 0) - (picked[1].year or 0)))
 
 

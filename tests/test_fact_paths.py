@@ -537,8 +537,8 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
                   "sign for Real Madrid?"}
     # templates v15: where the two ways of counting years differ (1 July 2009 to June 2018:
     # 8 whole years, 2018 - 2009 = 9), months where both dates are known to the month and
-    # they give one answer, else the first event anchored by its year (never "calendar
-    # years", which read as a fill-in frame)
+    # they give one answer, else, as a last resort, the first event anchored by its year
+    # (never "calendar years", which read as a fill-in frame)
     day = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
     june = b.model_copy(update={"date": "2018-06", "precision": "month"})
     anchored = {("How many years after the year Cristiano Ronaldo signed for Real Madrid did "
@@ -547,10 +547,13 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
     def worded(*facts: PathFact) -> set[tuple[str, str]]:
         return {(r.question, r.answer) for s in range(60)
                 for r in [render(FactPath(form="temporal", facts=list(facts)),
-                                 random.Random(s))]}
+                                 random.Random(s), last_resort=True)]}
     assert worded(day, june) == anchored
     # a date known to the day and one known by its year only: 8 or 9 whole years (review X)
     assert worded(day, b) == anchored
+    for pair in ([day, june], [day, b]):  # not but as a last resort
+        with pytest.raises(Unworded, match="interval_ambiguous"):
+            render(FactPath(form="temporal", facts=pair), random.Random(0))
     july, may = (x.model_copy(update={"date": d, "precision": "month", "year": int(d[:4])})
                  for x, d in ((a, "2009-07"), (b, "2011-05")))
     got = {(r.question, r.answer) for s in range(60)
@@ -692,9 +695,12 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
         "phrase": "resigned from his post at the CIA station",
         "evidence": "In 2013, he resigned from his post at the CIA station."})
     qs = {(r.question, r.answer) for s in range(60) for r in
-          [render(FactPath(form="temporal", facts=[born, post]), random.Random(s))]}
+          [render(FactPath(form="temporal", facts=[born, post]), random.Random(s),
+                  last_resort=True)]}
     assert qs == {("How many years after the year Edward Snowden was born did he resign from "
                    "his post at the CIA station?", "30 years")}
+    with pytest.raises(Unworded, match="no_age_wording"):  # (only as a last resort)
+        render(FactPath(form="temporal", facts=[born, post]), random.Random(0))
     # control: the same facts with no pronoun give no wording (a person has no
     # default pronoun, and "What age did Edward Snowden turn in the year Snowden ..." reads
     # as a frame)
@@ -788,6 +794,48 @@ def test_a_models_spare_paths_leave_every_graph_its_first(store: Store, nlp: Cor
     # control: without a model the three graphs get an item each from the same page
     rule = new_round(store, seed=1, generator=PathGenerator(), cfg=SampleConfig(), previous=0)
     assert rule.items == 3
+
+
+LAST_RESORT = {
+    "Netflix": "Netflix is an American streaming company.\nNetflix was founded on August 29, "
+               "1997.\nIn 2007, Netflix signed a deal with Microsoft.",
+    "Hulu": "Hulu is an American streaming company.\nHulu was founded on March 12, 2007."
+            "\nIn 2010, Hulu signed a deal with Disney.\nIn 2017, Hulu signed a deal with "
+            "CBS.",
+}
+
+
+def test_a_last_resort_wording_only_where_a_graph_has_nothing_else(
+        store: Store, nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Templates v15: Netflix's founding (to the day) and its 2007 deal have no one count
+    of years but by the founding's year, a wording reviewers read as a fill-in frame: its
+    graph gets it, having nothing else; Hulu's graph also has its two deals (years only),
+    and its items never use it. Path generator 6: at most ``LAST_RESORT_SHARE`` of a rule
+    round's items are worded so."""
+    seeds = [{"_id": title, "question": f"When was {title} founded?", "answer": "x",
+              "supporting_facts": [], "context": [[title, [text]]]}
+             for title, text in LAST_RESORT.items()]
+    (tmp_path / "seeds.json").write_text(json.dumps(seeds))
+    ingest(store, [tmp_path / "seeds.json"], fmt="hotpotqa")
+    extract_claims(store)
+    extract_facts(store, nlp=nlp)
+    graphs = {g.paths[0].facts[0].subject if g.paths else "": g
+              for g in load_path_graphs(store, t=1)}
+    assert set(graphs) == {"Netflix", "Hulu"}
+    # the default cap leaves one item of two no last-resort one: Netflix sits the round out
+    report = new_round(store, seed=0, generator=PathGenerator(), cfg=SampleConfig())
+    assert report.items == 1 and report.no_item_reasons.get("last_resort_cap") == 1, report
+    monkeypatch.setattr(path_gen_mod, "LAST_RESORT_SHARE", 0.5)
+    asked: dict[str, set[str]] = {"Netflix": set(), "Hulu": set()}
+    for seed in range(6):
+        report = new_round(store, seed=seed, generator=PathGenerator(),
+                           cfg=SampleConfig(reuse="allow"))
+        for row in export_rows(store, report.round):
+            subject = "Netflix" if "Netflix" in row["question"] else "Hulu"
+            asked[subject].add(row["question"])
+    assert asked["Netflix"] == {"How many years after the year Netflix was founded did it "
+                                "sign a deal with Microsoft?"}
+    assert asked["Hulu"] and not any("after the year" in q for q in asked["Hulu"]), asked
 
 
 SHORTER = {

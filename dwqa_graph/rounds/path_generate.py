@@ -64,8 +64,15 @@ from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 #: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn; 4:
 #: with a model, a graph's spare paths are drawn after every graph has its first -- three
 #: paths per graph taken at once left graphs sharing a page without any; 5: a copied run is
-#: worded again first by the events' short phrases).
-PATH_GENERATOR_VERSION = "5"
+#: worded again first by the events' short phrases; 6: only the paths a template words are
+#: drawn (``wordable``), the last-resort wordings only for a graph with no other item, and at
+#: most ``LAST_RESORT_SHARE`` of a rule round's items).
+PATH_GENERATOR_VERSION = "6"
+#: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
+#: True)``: "How many years after the year X ...?", which blind reviewers marked template-
+#: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
+#: frames take some of that). The graphs over the cap sit the round out (``last_resort_cap``).
+LAST_RESORT_SHARE = 0.15
 #: Choices of wording tried for one path while the only problem is one a wording has: a
 #: copied run of a page (the age frames quote "he" and the event's phrase as the page has
 #: them, and a full page may say it twice). Part of θ with the version.
@@ -407,44 +414,66 @@ def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
 
 
 def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
-            ) -> tuple[Rendered, list[str]]:
+            last_resort: bool = False) -> tuple[Rendered, list[str]]:
     """The path worded with the draw's own choices, and its problems; where the only problem
     is a copied run, worded again: with the same choices and its events' short phrases
     (``Path.shortened``: the run is most often the page's own long phrase), then with other
     choices (the first wording's seed is the draw's, so a path that passes is worded as
-    before)."""
+    before). ``last_resort``: as ``render``'s."""
     short = path.shortened
     wordings = [(path, seed)] + ([(short, seed)] if short else []) + [
         (short or path, f"{seed}:{n}") for n in range(1, REWORDINGS)]
     first = 0
     try:
-        rendered = render(path, random.Random(seed))
+        rendered = render(path, random.Random(seed), last_resort)
     except Unworded:
         if short is None:
             raise
         # the frames that quote an event's phrase with "he" refuse a copy of their page
         # themselves (an age turned in a year): the core may word it
-        rendered, first = render(short, random.Random(seed)), 1
+        rendered, first = render(short, random.Random(seed), last_resort), 1
     problems = path_problems(g, path, rendered, texts)
     for worded, s in wordings[first + 1:]:
         if not problems or not set(problems) <= _WORDING_PROBLEMS:
             break
-        again = render(worded, random.Random(s))
+        try:
+            again = render(worded, random.Random(s), last_resort)
+        except Unworded:
+            continue
         if again.question != rendered.question:
             rendered, problems = again, path_problems(g, path, again, texts)
     return rendered, problems
 
 
-def wordable(g: PathGraph) -> PathGraph:
+def _capped(done: list[tuple[PathDraw, QACandidate]], failed: dict[str, list[str]],
+            round_seed: int) -> list[tuple[PathDraw, QACandidate]]:
+    """The round's items with at most ``LAST_RESORT_SHARE`` of them last-resort wordings:
+    k of L such items among n kept with k <= share * (n - L + k). Which graphs keep theirs
+    depends on the round seed only."""
+    last = [d.query_id for d, qa in done if qa.detail.get("last_resort")]
+    n, share = len(done), LAST_RESORT_SHARE
+    keep = int(share * (n - len(last)) / (1 - share))
+    if len(last) <= keep:
+        return done
+    kept = set(sorted(last, key=lambda q: random.Random(f"{round_seed}:{q}:cap").random())
+               [:keep])
+    for q in set(last) - kept:
+        failed[q] = ["last_resort_cap"]
+    return [(d, qa) for d, qa in done
+            if not qa.detail.get("last_resort") or d.query_id in kept]
+
+
+def wordable(g: PathGraph, last_resort: bool = True) -> PathGraph:
     """The graph with only the paths a template words (as they are, or by their events'
-    cores): a path no template words -- two dates whose interval has no one answer, an age
-    whose every frame copies its sentence -- is no candidate. It takes none of a graph's
-    draws (``SampleConfig.attempts``) and does not count in its pool K."""
+    cores; without ``last_resort``, by the frames reviewers did not read as fill-in frames):
+    a path no template words -- an age whose every frame copies its sentence -- is no
+    candidate. It takes none of a graph's draws (``SampleConfig.attempts``) and does not
+    count in its pool K (which counts the paths of any wording)."""
     def words(p: Path) -> bool:
         for q in (p, p.shortened):
             try:
                 if q is not None:
-                    render(q, random.Random(0))
+                    render(q, random.Random(0), last_resort)
                     return True
             except Unworded:
                 pass
@@ -460,6 +489,12 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     """One item per seed graph from its path pool; also the round's counts (rejections,
     attempts, pool sizes)."""
     graphs = [wordable(g) for g in load_path_graphs(store, t, dataset)]
+    # first the wordings reviewers read as questions; a graph that gets no item from them
+    # draws again from every path, the last-resort frames included
+    plain = {g.query_id: wordable(g, last_resort=False) for g in graphs}
+    last = {g.query_id: g.model_copy(update={"paths": [
+        p for p in g.paths if p.key not in {x.key for x in plain[g.query_id].paths}]})
+        for g in graphs}
     done: list[tuple[PathDraw, QACandidate]] = []
     failed: dict[str, list[str]] = {}
     rejected: Counter[str] = Counter()
@@ -470,8 +505,8 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     # with a model: the paths each graph offers it, checked under their template wording
     offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
 
-    def passing(g: PathGraph, r: int, want: int,
-                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:
+    def passing(g: PathGraph, r: int, want: int, reasons: list[str],
+                last_resort: bool = False) -> list[tuple[PathDraw, Rendered]]:
         """Graph ``g``'s first ``want`` paths that pass every check under their template
         wording, among those no graph took before; each is taken for the round. (The draw
         order is over the paths not taken when the search starts: taking one must not shift
@@ -490,7 +525,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
             if missing:
                 texts.update(load_texts(missing))
             try:
-                rendered, problems = _worded(g, path, f"{r}:{attempt}", texts)
+                rendered, problems = _worded(g, path, f"{r}:{attempt}", texts, last_resort)
             except Unworded as exc:
                 reasons.append(exc.reason)
                 rejected[exc.reason] += 1
@@ -506,9 +541,16 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
         reasons.append("attempts_exhausted")
         return got
 
+    def firsts(g: PathGraph, r: int, want: int,
+               reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:
+        got = passing(plain[g.query_id], r, want, reasons)
+        if len(got) < want and last[g.query_id].paths:
+            got += passing(last[g.query_id], r, want - len(got), reasons, last_resort=True)
+        return got
+
     for g in graphs:
         reasons: list[str] = []
-        first = passing(g, graph_seed(round_seed, g.query_id), 1, reasons)
+        first = firsts(g, graph_seed(round_seed, g.query_id), 1, reasons)
         if not first:
             failed[g.query_id] = reasons
         elif gen.llm is not None:
@@ -525,7 +567,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
         for g in graphs:
             if g.query_id in offers:
                 r = offers[g.query_id][0][0].r
-                offers[g.query_id] += passing(g, r, WORDING_TRIES - 1, [])
+                offers[g.query_id] += firsts(g, r, WORDING_TRIES - 1, [])
         by_id = {g.query_id: g for g in graphs}
 
         async def word_all() -> list[tuple[tuple[PathDraw, QACandidate] | None, list[str]]]:
@@ -541,6 +583,8 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
         # a round lists its items in graph order, whatever order the model answered in
         order = {g.query_id: i for i, g in enumerate(graphs)}
         done.sort(key=lambda d: order[d[0].query_id])
+    if gen.llm is None:
+        done = _capped(done, failed, round_seed)
     stats = {"attempts": attempts, "rejected": dict(sorted(rejected.items())),
              "pool": [len(g.paths) for g in graphs]}
     return graphs, done, failed, stats

@@ -347,7 +347,10 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str
 #: Where neither years nor months give one answer (a date known to the day against one known
 #: by its year, or whole years against the year difference beyond ``MAX_MONTHS``): the first
 #: event anchored by its year, so the difference of the years is the one count ("How many
-#: years after the year Amazon was founded did it acquire Junglee?": 1998 - 1994).
+#: years after the year Amazon was founded did it acquire Junglee?": 1998 - 1994). Blind
+#: reviewers marked these template-like (review Z: 12 times in 12), so they are a last resort
+#: (``render(last_resort=True)``): a round uses them only for a graph no other wording of any
+#: of its paths gives an item.
 _YEAR_ANCHORED: dict[tuple[str, str], dict[str, str]] = {
     ("founded", "opened"): {"y1": "How many years after the year {S} was founded did it open?"},
     ("released", "won"): {
@@ -356,6 +359,9 @@ _YEAR_ANCHORED: dict[tuple[str, str], dict[str, str]] = {
     ("born", "event"): {"y1": "How many years after the year {S} was born {D2}?"},
     ("event", "event"): {"y1": "How many years after the year {S} {P1} {D2}?"},
 }
+
+
+_YEAR_ANCHORED_KEYS = {k for frames in _YEAR_ANCHORED.values() for k in frames}
 
 
 def _phrase(f: PathFact) -> str:
@@ -448,7 +454,7 @@ _MAKER: dict[tuple[str, str], dict[str, str]] = {
 _FALLBACK = {"t1", "e1"}
 
 
-def _temporal(p: Path, rng: random.Random) -> Rendered:
+def _temporal(p: Path, rng: random.Random, last_resort: bool = False) -> Rendered:
     f1, f2 = p.facts[0], p.facts[1]
     y1, y2 = f1.the_year, f2.the_year
     if y1 is None or y2 is None:
@@ -531,7 +537,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         # where each copies its sentence, the event's verb in the base form: "How many
         # years after the year Clay Buchholz was born did he make his MLB debut ...?"
         # (with the pronoun only: "was born did Snowden ..." read as mechanical, review R)
-        anchored = {} if turned or not pron else fits(
+        anchored = {} if turned or not pron or not last_resort else fits(
             _YEAR_ANCHORED.get((f1.relation, f2.relation), {}))
         if not turned and not anchored:
             raise Unworded("no_age_wording")
@@ -541,7 +547,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                         answer_type="number", pattern="temporal",
                         phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                         anchors=[f1.subject] + ([f2.object] if f2.object else []),
-                        detail={"years": [y1, y2]})
+                        detail={"years": [y1, y2]} | ({} if turned else {"last_resort": True}))
     unit, count = _unit(f1, f2, whole)
     slots["unit"] = unit
     if unit == "months":
@@ -549,7 +555,8 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
         frames = {k: v for k, v in frames.items() if "{unit}" in v}
     elif unit == "":
         # no count of years or months has one answer: the first event's year is the anchor
-        frames = _YEAR_ANCHORED.get((f1.relation, f2.relation), {})
+        frames = _YEAR_ANCHORED.get((f1.relation, f2.relation), {}) if (
+            last_resort and not ages) else {}
         count = y2 - y1
     # the "years passed between the year ..." frames only where no other fits (reviewers
     # read them as fill-in frames)
@@ -557,7 +564,7 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
     frames = {k: v for k, v in usable.items() if k not in _FALLBACK} or usable
     frames = {**frames, **ages}  # "How old was Netflix when it ...", among the others
     if not frames:
-        raise Unworded("no_template")
+        raise Unworded("interval_ambiguous" if unit == "" else "no_template")
     key, frame = _pick(rng, frames)
     question = frame.format(**slots)
     if key in age_frames and whole is not None:  # (an age frame is offered only then)
@@ -571,7 +578,8 @@ def _temporal(p: Path, rng: random.Random) -> Rendered:
                     anchors=[f1.subject] + ([f2.object] if f2.object else []),
                     detail={"years": [y1, y2]} | ({"whole_years": whole}
                                                   if whole is not None else {})
-                    | ({"months": count} if unit == "months" else {}))
+                    | ({"months": count} if unit == "months" else {})
+                    | ({"last_resort": True} if key in _YEAR_ANCHORED_KEYS else {}))
 
 
 #: The longest interval asked in months: beyond it a reader counts years.
@@ -623,12 +631,15 @@ def _titles_not_revealing(path: Path) -> Path:
                              "object_titles": keep(f.object_titles)}) for f in path.facts]})
 
 
-def render(path: Path, rng: random.Random) -> Rendered:
+def render(path: Path, rng: random.Random, last_resort: bool = False) -> Rendered:
     """The question a path asks, worded with ``rng``'s choices. Entities are named with
     their page title's qualifier ("the 1930 film The Golden Calf", "Metrocenter Mall
-    (Jackson, Mississippi)") unless it states a year the question is about."""
+    (Jackson, Mississippi)") unless it states a year the question is about. With
+    ``last_resort`` an interval may also be worded by the frames reviewers read as fill-in
+    frames (``_YEAR_ANCHORED``)."""
     shown = _titles_not_revealing(path)
-    got = _RENDER[path.form](shown, rng)
+    got = (_temporal(shown, rng, last_resort) if path.form == "temporal"
+           else _RENDER[path.form](shown, rng))
     # An entity the question names whose title's qualifier states a year the question asks
     # about: without the qualifier the bare title names several things ("The Golden Calf
     # (1930 film)": review S), with it the year is given away.

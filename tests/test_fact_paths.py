@@ -32,7 +32,14 @@ from dwqa_graph.rounds import paths as paths_mod
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
 from dwqa_graph.rounds.paths import Path as FactPath
 from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
-from dwqa_graph.rounds.render import Unworded, covered, render, short_name, whole_years
+from dwqa_graph.rounds.render import (
+    Unworded,
+    covered,
+    pronoun,
+    render,
+    short_name,
+    whole_years,
+)
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
@@ -489,6 +496,23 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
     assert len(born) == 3  # the birth with each signing; never with a Lisbon visit
 
 
+@pytest.mark.parametrize("dates", ["January 8, 1935 – August 16, 1977", "born January 8, 1935"])
+def test_no_age_is_asked_after_a_death(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                       dates: str) -> None:
+    """Review Z3: "What age did Elvis Presley turn in the year he was awarded the
+    Presidential Medal of Freedom?" (2018; he died in 1977). A birth is paired with no
+    event after the person's death; the events themselves still are. Control: with no death
+    on the page, the birth is paired with the award too."""
+    build(store, nlp, tmp_path, {"Elvis Presley": (
+        f"Elvis Presley ({dates}) was an American singer.\n"
+        "In 1956, Presley signed with RCA Victor.\n"
+        "In 2018, Presley received the Presidential Medal of Freedom.")})
+    [g] = load_path_graphs(store, t=1)
+    kinds = {(p.facts[0].relation, p.facts[-1].relation, p.facts[-1].year) for p in g.paths}
+    assert ("born", "event", 1956) in kinds and ("event", "event", 2018) in kinds
+    assert (("born", "event", 2018) in kinds) == ("1977" not in dates), kinds
+
+
 def test_event_wording_names_the_subject_again_by_surname() -> None:
     a = fact("Cristiano Ronaldo", "event", year=2009, phrase="signed for Real Madrid")
     b = fact("Cristiano Ronaldo", "event", year=2018, phrase="signed for Juventus")
@@ -511,6 +535,14 @@ def test_event_wording_names_the_subject_again_by_surname() -> None:
         assert " Buren " not in q.replace("Van Buren", "") and "—" not in q, q
     # a company the tagger took for a person is named whole, never "Inc."
     assert short_name("Tesla, Inc.", "PERSON") == "Tesla, Inc."
+    # ... and is "it", whatever its page calls its people (review Z3: "did he move its ...")
+    tesla = [fact("Tesla, Inc.", "event", year=y, phrase=ph, verb=v, subject_pronoun="he")
+             for y, ph, v in ((2012, "ceased production of the Roadster", "cease"),
+                              (2021, "moved its headquarters to Austin", "move"))]
+    qs = {render(FactPath(form="temporal", facts=tesla), random.Random(s)).question
+          for s in range(30)}
+    assert qs and not any(" he " in q for q in qs) and any(" it " in q for q in qs), qs
+    assert pronoun(tesla[0].model_copy(update={"subject": "Tesla"})) == "he"  # control
     # an event with no phrase is no question
     with pytest.raises(Unworded):
         render(FactPath(form="temporal", facts=[a, b.model_copy(update={"phrase": None})]),

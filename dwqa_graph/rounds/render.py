@@ -403,6 +403,8 @@ def event_clause(f: PathFact, subject: str) -> str | None:
 #: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI"; a company
 #: the tagger took for a person, "Tesla, Inc.", is named whole).
 _SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+|inc\.?|ltd\.?|llc|plc|corp\.?|co\.?)$")
+#: A company's legal form closing its name.
+_COMPANY = re.compile(r"(?i)[\s,](inc\.?|ltd\.?|llc|plc|corp\.?|co\.)$")
 #: Particles that belong to a surname ("Van Buren", "de Gaulle", "von Trier").
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le",
               "ten", "ter", "bin", "ibn", "al", "el", "dos", "das", "st."}
@@ -411,8 +413,9 @@ _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della"
 def pronoun(f: PathFact) -> str | None:
     """The pronoun a question refers to the fact's subject by, once named: "it" for anything
     but a person, "he" or "she" as the person's own page says; None (named again) where the
-    page does not say -- a person has no default."""
-    if f.subject_type != "PERSON":
+    page does not say -- a person has no default. A company the tagger took for a person
+    ("Tesla, Inc.", whose page says "he" of Musk) is "it" (review Z3)."""
+    if f.subject_type != "PERSON" or _COMPANY.search(f.subject):
         return "it"
     return f.subject_pronoun if f.subject_pronoun in ("he", "she") else None
 

@@ -85,6 +85,12 @@ CALL (g) {
                             OR EXISTS { (f2)-[:OBJECT]->(:NamedEntity)<-[:OBJECT]-(h) })
                      RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
         END
+    // no age after a death: "What age did Elvis Presley turn in the year he was awarded the
+    // Presidential Medal of Freedom?" (2018; he died in 1977: review Z3)
+    AND (f1.relation <> 'born' OR NOT EXISTS {
+          MATCH (s)<-[:SUBJECT]-(d:Fact {relation: 'died'})-[:READ_FROM]->(w:DocumentVersion)
+          WHERE w.id IN g.versions AND d.year IS NOT NULL
+            AND d.year < coalesce(f2.year, toInteger(left(f2.when, 4))) })
   WITH g, s, work, f1, f2, links ORDER BY f1.id, f2.id, links  // a fixed choice
   WITH g, s, work, f1.relation AS r1, f2.relation AS r2, f1.phrase AS p1, f2.phrase AS p2,
        collect([f1.id, f2.id] + links) AS alternatives

@@ -6,6 +6,7 @@ that fired on everything would fail as surely as one that fired on nothing.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from dwqa_graph.facts.resolve import PageResolver, page_subject
 from dwqa_graph.facts.stage import extract_facts, offline_extractor_id
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
-from dwqa_graph.language.corenlp import MAX_CHARS, CoreNLP
+from dwqa_graph.language.corenlp import MAX_CHARS, CoreNLP, lines
 from dwqa_graph.language.values import date_value, quantity_value
 
 
@@ -474,6 +475,19 @@ def test_worker_timeout_restarts() -> None:
         assert worker.restarts == 1
         worker.timeout = 120
         assert worker.annotate("Rome is in Italy.").sentences  # the fresh worker reads
+
+
+def test_a_stream_closed_under_its_reader_ends_its_lines() -> None:
+    """A restart closes the old worker's streams while its reader threads may still be
+    reading them: that ends their lines, it raises nothing in the thread (a full run under
+    load once failed test_worker_timeout_restarts on "readline of closed file")."""
+    stream = io.BytesIO(b"1\t{}\n2\t{}\n")
+    got = lines(stream)
+    assert next(got) == b"1\t{}\n"
+    stream.close()
+    assert list(got) == []
+    with pytest.raises(ValueError):  # control: iterating the closed stream itself raises
+        next(iter(stream))
 
 
 # -- the stage in Neo4j ------------------------------------------------------------------

@@ -32,7 +32,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 from dwqa_graph.config import package_data
 from dwqa_graph.errors import LanguageError
@@ -86,6 +86,20 @@ def corenlp_classpath() -> str:
                             f"{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
     tmp.replace(cache)
     return cache.read_text().strip()
+
+
+def lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """A worker stream's lines until it ends -- or until ``close`` (a restart) closes it
+    under the thread reading it, which iterating the stream itself reports as a ValueError
+    in that thread ("readline of closed file")."""
+    while True:
+        try:
+            line = stream.readline()
+        except (ValueError, OSError):
+            return
+        if not line:
+            return
+        yield line
 
 
 class CoreNLP:
@@ -172,12 +186,12 @@ class CoreNLP:
     # -- the worker's streams ------------------------------------------------------------
     def _drain_stderr(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stderr is not None
-        for line in proc.stderr:
+        for line in lines(proc.stderr):
             self._stderr_tail = (self._stderr_tail + [line.decode("utf-8", "replace")])[-50:]
 
     def _read(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        for line in lines(proc.stdout):
             rid, _, body = line.decode("utf-8").partition("\t")
             with self._lock:
                 fut = self._pending.pop(rid, None)

@@ -58,8 +58,8 @@ def test_report_shows_the_rounds_quality(films: Store, tmp_path: Path,  # noqa: 
 
     # Positive control: the same draws worded as cloze quizzes over quoted evidence -> every
     # candidate fails self_contained, and the section says so.
-    def quoting(path: Any, rng: Any) -> Rendered:
-        r = render(path, rng)
+    def quoting(path: Any, rng: Any, last_resort: bool = False) -> Rendered:
+        r = render(path, rng, last_resort)
         quoted = "; ".join(f'({n}) "{f.evidence}"' for n, f in enumerate(path.facts, 1))
         return r.model_copy(update={"question": f"What single name fills every blank: "
                                                 f"{quoted}?"})

@@ -513,6 +513,25 @@ def test_no_age_is_asked_after_a_death(store: Store, nlp: CoreNLP, tmp_path: Pat
     assert (("born", "event", 2018) in kinds) == ("1977" not in dates), kinds
 
 
+def test_no_subject_is_asked_to_appear_as_itself() -> None:
+    """Reviews X-Z3: "How many years after Aidan Foster made his first screen appearance as
+    Aidan did he make his final appearance as Aidan?" (the character's page: "he" is the
+    actor). Control: an actor's own page ("appeared as Aidan" of Bob Morley) is asked."""
+    first, last = (fact("Aidan Foster", "event", year=y, phrase=f"made his {w} appearance "
+                        "as Aidan", verb="make") for y, w in ((2011, "first"), (2013, "final")))
+    with pytest.raises(Unworded, match="as_itself"):
+        render(FactPath(form="temporal", facts=[first, last]), random.Random(0))
+    terrier = fact("Parson Russell Terrier", "event", "MISC", year=1990, verb="recognise",
+                   phrase="was recognised in the United Kingdom as the Parson Jack Russell "
+                          "Terrier")
+    assert render(FactPath(form="temporal", facts=[terrier, last.model_copy(
+        update={"subject": "Parson Russell Terrier", "subject_type": "MISC"})]),
+        random.Random(0)).answer == "23 years"  # a thing's other name is no role
+    actor = [f.model_copy(update={"subject": "Bob Morley"}) for f in (first, last)]
+    assert render(FactPath(form="temporal", facts=actor), random.Random(0)).answer \
+        == "2 years"
+
+
 def test_event_wording_names_the_subject_again_by_surname() -> None:
     a = fact("Cristiano Ronaldo", "event", year=2009, phrase="signed for Real Madrid")
     b = fact("Cristiano Ronaldo", "event", year=2018, phrase="signed for Juventus")

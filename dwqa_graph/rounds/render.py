@@ -364,6 +364,17 @@ _YEAR_ANCHORED: dict[tuple[str, str], dict[str, str]] = {
 _YEAR_ANCHORED_KEYS = {k for frames in _YEAR_ANCHORED.values() for k in frames}
 
 
+def _as_itself(f: PathFact) -> bool:
+    """An event whose subject would play itself: "He made his first screen appearance as
+    Aidan" on the character Aidan Foster's page, where "he" is the actor the page named
+    before (reviews X to Z3 rejected "Aidan Foster made his first screen appearance as
+    Aidan" every time). The fact's subject is wrong; the facts stage reads the pronoun."""
+    names = {w.lower() for w in re.findall(r"[A-Z][\w'-]+", f.subject)}
+    # a role by name, not "was recognised as the Parson Jack Russell Terrier" (a thing's
+    # other name)
+    return any(w.lower() in names for w in re.findall(r"\bas ([A-Z][\w'-]+)", f.phrase or ""))
+
+
 def _phrase(f: PathFact) -> str:
     """An event's phrase as a question quotes it: without a dash the sentence ran on with
     ("performed on Louisiana Hayride—")."""
@@ -497,6 +508,8 @@ def _temporal(p: Path, rng: random.Random, last_resort: bool = False) -> Rendere
         raise Unworded("order")
     if "{O}" in "".join(frames.values()) and not f2.object:
         raise Unworded("no_object")
+    if any(f.relation == "event" and _as_itself(f) for f in (f1, f2)):
+        raise Unworded("as_itself")
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
     pron = pronoun(f1)

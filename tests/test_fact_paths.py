@@ -121,11 +121,18 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                          cfg=SampleConfig(reuse="disjoint"))
     for other in export_rows(store, disjoint.round):  # none of them
         assert not used & {p["fact_id"] for p in other["provenance"]}
-    # the collision statistics of paths rounds count the path pool (K = the graph's paths)
+    # the collision statistics of paths rounds count the path pool as a round does (K = the
+    # graph's paths a template words: the same K as the round's own set quality)
     from dwqa_graph.rounds.round import collisions
     stats = collisions(store, rounds=[report.round, again.round])
     [per] = stats["graphs"].values()
-    assert per["k_per_round"] == [len(g.paths)] * 2
+    k = len(path_gen_mod.wordable(g).paths)
+    assert per["k_per_round"] == [k] * 2 and report.set_quality["median_k"] == k > 0
+    # pool_sizes counts what ``keep`` keeps (control: without it, every Cypher candidate)
+    spec = [{"query_id": g.query_id, "versions": [d.version_id for d in g.documents]}]
+    assert paths_mod.pool_sizes(store, spec) == {g.query_id: len(g.paths)}
+    assert paths_mod.pool_sizes(store, spec, keep=lambda p: p.form == "bridge") == {
+        g.query_id: sum(p.form == "bridge" for p in g.paths)} != {g.query_id: len(g.paths)}
     # the command line says what a paths round holds and why graphs got none
     out = CliRunner().invoke(main, ["round", "new", "--seed", "5", "--generator", "paths",
                                     "--reuse", "allow"], env=env)

@@ -463,22 +463,25 @@ def _capped(done: list[tuple[PathDraw, QACandidate]], failed: dict[str, list[str
             if not qa.detail.get("last_resort") or d.query_id in kept]
 
 
+def is_wordable(p: Path, last_resort: bool = True) -> bool:
+    """Whether a template words the path (as it is, or by its events' cores; without
+    ``last_resort``, by the frames reviewers did not read as fill-in frames)."""
+    for q in (p, p.shortened):
+        try:
+            if q is not None:
+                render(q, random.Random(0), last_resort)
+                return True
+        except Unworded:
+            pass
+    return False
+
+
 def wordable(g: PathGraph, last_resort: bool = True) -> PathGraph:
-    """The graph with only the paths a template words (as they are, or by their events'
-    cores; without ``last_resort``, by the frames reviewers did not read as fill-in frames):
-    a path no template words -- an age whose every frame copies its sentence -- is no
-    candidate. It takes none of a graph's draws (``SampleConfig.attempts``) and does not
-    count in its pool K (which counts the paths of any wording)."""
-    def words(p: Path) -> bool:
-        for q in (p, p.shortened):
-            try:
-                if q is not None:
-                    render(q, random.Random(0), last_resort)
-                    return True
-            except Unworded:
-                pass
-        return False
-    return g.model_copy(update={"paths": [p for p in g.paths if words(p)]})
+    """The graph with only the paths a template words (``is_wordable``): a path no template words
+    -- an age whose every frame copies its sentence -- is no candidate. It takes none of a
+    graph's draws (``SampleConfig.attempts``) and does not count in its pool K (here, in
+    ``bench_paths`` and in ``dwqa round collisions``)."""
+    return g.model_copy(update={"paths": [p for p in g.paths if is_wordable(p, last_resort)]})
 
 
 def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,

@@ -20,7 +20,7 @@ takes is fixed here, and ``rounds/render.py`` words every one of them (a test ch
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -198,11 +198,18 @@ def path_rows(store: Store, graphs: list[dict[str, Any]],
     return rows, {q: set(r["usable"]) for q, r in worded.items()}
 
 
-def pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, int]:
-    """K per entry of ``graphs``: the number of distinct path candidates."""
+def pool_sizes(store: Store, graphs: list[dict[str, Any]],
+               keep: Callable[[Path], bool] | None = None) -> dict[str, int]:
+    """K per entry of ``graphs``: the number of distinct path candidates (those ``keep``
+    keeps: a round counts the paths a template words, ``path_generate.is_wordable``)."""
     k = {g["query_id"]: 0 for g in graphs}
-    for row in path_rows(store, graphs)[0]:
-        k[row["query_id"]] += 1
+    if keep is None:
+        for row in path_rows(store, graphs)[0]:
+            k[row["query_id"]] += 1
+        return k
+    for i in range(0, len(graphs), PATH_BATCH):
+        for q, paths in paths_of(store, graphs[i:i + PATH_BATCH]).items():
+            k[q] = sum(keep(p) for p in paths)
     return k
 
 
@@ -217,22 +224,9 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
     heads = store.query("paths/graphs", t=t, dataset=dataset, ids=ids)
     for i in range(0, len(heads), PATH_BATCH):
         batch = heads[i:i + PATH_BATCH]
-        graphs = [{"query_id": h["query_id"],
-                   "versions": [d["version_id"] for d in h["documents"]]} for h in batch]
-        rows, short = path_rows(store, graphs)
-        wanted = {f for r in rows for f in r["facts"]}
-        versions = sorted({v for g in graphs for v in g["versions"]})
-        facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
-                 for r in store.query("paths/facts", versions=versions)
-                 if r["id"] in wanted}
-        by_graph: dict[str, list[Path]] = {}
-        for r in rows:
-            if all(f in facts for f in r["facts"]):
-                by_graph.setdefault(r["query_id"], []).append(Path(
-                    form=r["form"],
-                    facts=[_graph_fact(facts[f], short[r["query_id"]]) for f in r["facts"]],
-                    link=r.get("link"),
-                    others=r.get("others"), across_documents=bool(r["across_documents"])))
+        by_graph = paths_of(store, [
+            {"query_id": h["query_id"], "versions": [d["version_id"] for d in h["documents"]]}
+            for h in batch])
         for h in batch:
             out.append(PathGraph(query_id=h["query_id"], question=h["question"] or "",
                                  evidence_round=h["evidence_round"],
@@ -240,6 +234,25 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
                                  answers=[a for a in h["answers"] if a],
                                  paths=by_graph.get(h["query_id"], [])))
     return out
+
+
+def paths_of(store: Store, graphs: list[dict[str, Any]]) -> dict[str, list[Path]]:
+    """The path candidates of ``graphs`` ([{query_id, versions}]) with their facts."""
+    rows, short = path_rows(store, graphs)
+    wanted = {f for r in rows for f in r["facts"]}
+    versions = sorted({v for g in graphs for v in g["versions"]})
+    facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
+             for r in store.query("paths/facts", versions=versions)
+             if r["id"] in wanted}
+    by_graph: dict[str, list[Path]] = {}
+    for r in rows:
+        if all(f in facts for f in r["facts"]):
+            by_graph.setdefault(r["query_id"], []).append(Path(
+                form=r["form"],
+                facts=[_graph_fact(facts[f], short[r["query_id"]]) for f in r["facts"]],
+                link=r.get("link"),
+                others=r.get("others"), across_documents=bool(r["across_documents"])))
+    return by_graph
 
 
 def _graph_fact(f: PathFact, usable: set[str]) -> PathFact:

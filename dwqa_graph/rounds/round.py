@@ -34,6 +34,7 @@ from dwqa_graph.rounds.path_generate import (
     PathDraw,
     PathGenerator,
     is_path_generator,
+    is_wordable,
     path_round,
     set_quality,
 )
@@ -276,7 +277,9 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     sets = distinct | {a & b for gs in groups.values() for i, a in enumerate(gs)
                        for b in gs[i + 1:]}
     keys = {vs: str(n) for n, vs in enumerate(sorted(sets, key=sorted))}
-    sizes = pool_sizes(store, [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets])
+    # K as a round counts it: the paths a template words
+    sizes = pool_sizes(store, [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets],
+                       keep=is_wordable)
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_claims", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])

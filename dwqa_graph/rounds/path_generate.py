@@ -491,13 +491,17 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                           dict[str, list[str]], dict[str, Any]]:
     """One item per seed graph from its path pool; also the round's counts (rejections,
     attempts, pool sizes)."""
-    graphs = [wordable(g) for g in load_path_graphs(store, t, dataset)]
     # first the wordings reviewers read as questions; a graph that gets no item from them
-    # draws again from every path, the last-resort frames included
-    plain = {g.query_id: wordable(g, last_resort=False) for g in graphs}
-    last = {g.query_id: g.model_copy(update={"paths": [
-        p for p in g.paths if p.key not in {x.key for x in plain[g.query_id].paths}]})
-        for g in graphs}
+    # draws again from the paths only a last-resort frame words (each path is rendered once
+    # for its class, twice only where the plain frames fail)
+    graphs, plain, last = [], {}, {}
+    for g in load_path_graphs(store, t, dataset):
+        kind = {p.key: "plain" if is_wordable(p, last_resort=False)
+                else "last" if is_wordable(p) else None for p in g.paths}
+        plain[g.query_id], last[g.query_id] = (
+            g.model_copy(update={"paths": [p for p in g.paths if kind[p.key] == k]})
+            for k in ("plain", "last"))
+        graphs.append(g.model_copy(update={"paths": [p for p in g.paths if kind[p.key]]}))
     done: list[tuple[PathDraw, QACandidate]] = []
     failed: dict[str, list[str]] = {}
     rejected: Counter[str] = Counter()

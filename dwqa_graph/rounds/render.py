@@ -413,9 +413,10 @@ def event_clause(f: PathFact, subject: str) -> str | None:
 
 #: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI"; a company
 #: the tagger took for a person, "Tesla, Inc.", is named whole).
-_SUFFIX = re.compile(r"(?i)^(jr\.?|sr\.?|[ivxlc]+|inc\.?|ltd\.?|llc|plc|corp\.?|co\.?)$")
+_LEGAL_FORM = r"inc\.?|ltd\.?|llc|plc|corp\.?|co\."
+_SUFFIX = re.compile(rf"(?i)^(jr\.?|sr\.?|[ivxlc]+|co|{_LEGAL_FORM})$")
 #: A company's legal form closing its name.
-_COMPANY = re.compile(r"(?i)[\s,](inc\.?|ltd\.?|llc|plc|corp\.?|co\.)$")
+_COMPANY = re.compile(rf"(?i)[\s,]({_LEGAL_FORM})$")
 #: Particles that belong to a surname ("Van Buren", "de Gaulle", "von Trier").
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le",
               "ten", "ter", "bin", "ibn", "al", "el", "dos", "das", "st."}

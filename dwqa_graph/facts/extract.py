@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "31"
+RULES_VERSION = "32"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -720,10 +720,16 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         if born and died and born.year < died.year:
             yield _Read("born", "bear", s, date=born)
             yield _Read("died", "die", s, date=died)
-            # the first place named before each date
+            # the place named with each date, before or after it: the separator between
+            # the dates splits the brackets in two ("(Florence, 21 April 1889 – Florence,
+            # ...)", "(March 19, 1894, San Diego – August 25, 1975, Santa Monica)"; rules
+            # 32: the place after the birth date was read as the place of death)
+            sep = next((j for j in range(dates[0].last + 1, dates[1].first)
+                        if sent.token(j).word in ("–", "-", "—", ";")), None)
+            if sep is None:
+                continue
             where: list[tuple[Relation, str, int, int]] = [
-                ("born_in", "bear", s.last + 2, dates[0].first),
-                ("died_in", "die", dates[0].last + 1, dates[1].first)]
+                ("born_in", "bear", s.last + 2, sep), ("died_in", "die", sep + 1, close)]
             for rel, verb, lo, hi in where:
                 place = next((p for p in spans if p.type == "PLACE" and lo <= p.first < hi),
                              None)
@@ -745,7 +751,12 @@ def _work_year(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         if subj is None or subj.generic:
             continue
         years = set()
-        for d in sent.deps(tok.i, "nummod", "compound", "amod", "nmod:tmod", "obl:tmod"):
+        mods = sent.deps(tok.i, "nummod", "compound", "amod", "nmod:tmod", "obl:tmod")
+        # the parser may hang the year on a compound before the noun ("a 1968 Soviet war
+        # film": 1968 modifies "war"; rules 32)
+        mods += [d for c in sent.deps(tok.i, "compound") if c < tok.i
+                 for d in sent.deps(c, "nummod", "amod")]
+        for d in mods:
             m = sent.mention_at(d)
             if m is None or m.ner != "DATE":
                 continue

@@ -202,13 +202,34 @@ class PageResolver:
                 self.subject_type = "PERSON"
             elif lead.pos.startswith("NN") and (
                     lead.lemma.lower() in WORK_NOUNS | GROUP_NOUNS
-                    or (self.subject_type == "PERSON" and self.pronoun is None)):
+                    or (self.subject_type == "PERSON" and self.pronoun is None
+                        and not self._born_in_lead(sentences[:3]))):
                 # a thing, not a person; a work even when its name reads as a place
                 # ("Sankat City is an Indian film"); a group even when its page says "she"
                 # of its members ("Blackpink is a girl group"). A noun the tagger does not
                 # call a title on a page that says "she" throughout is still a person's
-                # ("Paris Hilton is an American media personality").
+                # ("Paris Hilton is an American media personality"). A lead that gives
+                # the subject a birth is a person's, pronoun or not: a one-sentence
+                # paragraph "Franz Lackner (born 14 July 1956) is an Austrian prelate" has
+                # none (rules 32, from the decomposing agent's misses on 2Wiki).
                 self.subject_type = "MISC"
+
+    def _born_in_lead(self, sentences: list[tuple[Sentence, str]]) -> bool:
+        """The brackets right after the subject's name in a lead open with "born" or hold
+        two dates ("X (born 14 July 1956)", "X (1 August 1965 – 11 November 2010)")."""
+        for sent, _ in sentences:
+            for tok in sent.tokens[:-1]:
+                if tok.word not in self.subject_words \
+                        or sent.token(tok.i + 1).word not in ("(", "-LRB-"):
+                    continue
+                close = next((t.i for t in sent.tokens[tok.i:] if t.word == ")"),
+                             len(sent.tokens))
+                inside = sent.tokens[tok.i + 1:close - 1]
+                dates = {id(m) for t in inside for m in sent.mentions
+                         if m.ner == "DATE" and m.first <= t.i <= m.last}
+                if (inside and inside[0].word.lower() == "born") or len(dates) >= 2:
+                    return True
+        return False
 
     def _lead_noun(self, sent: Sentence) -> Token | None:
         """The noun a lead sentence says its subject is ("X is an American [actress]")."""

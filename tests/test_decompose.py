@@ -125,6 +125,12 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     # the options after a colon, an aside after the second one (the generator's comparison)
     got = a.answer("Who died first: Ennio Morricone or Tony Scott, who both worked in film?")
     assert got.answer == "Tony Scott", got.steps
+    # two names joined by "or" inside the question, no comma before them; "passed away" is
+    # a death (Scott 2012, Morricone 2020)
+    got = a.answer("Was Jaws or Titanic released first?")
+    assert got.answer == "Jaws", got.steps
+    got = a.answer("Who passed away first Ennio Morricone or Tony Scott?")
+    assert got.answer == "Tony Scott", got.steps
     # a credit in an aside after the options says why they are compared, it is not what is
     # compared (before: the writer's dates were read for both options)
     got = a.answer("Which came out first: Jaws or Titanic, both directed by film-makers?")
@@ -214,6 +220,31 @@ def test_a_questions_subjects_are_whole_titles(nlp: CoreNLP) -> None:
     assert subjects("Where did the director of the 1944 film Goin' to Town die?") == [
         "Goin' to Town"]
     assert subjects("Which came first?") == []
+    # a title's disambiguating brackets are part of it (2Wiki writes them in title case)
+    assert subjects("Who is the spouse of the director of film The Golden Calf (1930 "
+                    "Film)?") == ["The Golden Calf (1930 Film)"]
+    assert subjects("Was Titanic (1997 film) released first?")[0] == "Titanic (1997 film)"
+
+
+def test_options_inside_a_question() -> None:
+    """The names next to a lone "or" when no comma or colon sets the options off; the
+    question's first word is none; no names, or two "or"s, are no options."""
+    inline = decompose_mod._inline_options
+    assert inline("Was Pepper Keenan or Rob Parissi born first?") == ("Pepper Keenan",
+                                                                     "Rob Parissi")
+    assert inline("Which band The Innocence Mission or Starflyer 59 was formed first ?") \
+        == ("The Innocence Mission", "Starflyer 59")
+    assert inline("Was it red or blue?") is None
+    assert inline("Was A or B or C first?") is None
+
+
+def test_a_fuller_name_is_the_same_person() -> None:
+    """"Jasper Joseph Inman Kane" on the page "Joseph Kane" is him; another Joseph is not,
+    nor is a lone first name."""
+    same = decompose_mod._same
+    assert same("Jasper Joseph Inman Kane", "Joseph Kane")
+    assert not same("Joseph Smith", "Joseph Kane")
+    assert not same("Jasper Joseph Inman Kane", "Joseph")
 
 
 def test_an_age_at_death_is_counted_as_the_generator_counts_it(store: Store, nlp: CoreNLP,

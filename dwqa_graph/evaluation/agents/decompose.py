@@ -69,7 +69,7 @@ _CREDITS = {"director": "directed_by", "direct": "directed_by", "writer": "writt
             "create": "created_by", "host": "hosted_by"}
 _DATED = {"bear": "born", "birth": "born", "die": "died", "death": "died",
           "release": "released", "found": "founded", "founding": "founded",
-          "establish": "founded", "open": "opened", "publish": "released",
+          "establish": "founded", "form": "founded", "open": "opened", "publish": "released",
           "premiere": "released"}
 #: Words of how a question asks, not of what it names.
 _QUESTION = {"count", "counting", "calendar", "only", "passed", "pass", "apart", "separate",
@@ -106,7 +106,12 @@ def _same(subject: str, name: str) -> bool:
     a, b = _norm(subject).split(), _norm(name).split()
     if not a or not b:
         return False
-    return a == b or a[-len(b):] == b or b[-len(a):] == a
+    if a == b or a[-len(b):] == b or b[-len(a):] == a:
+        return True
+    # a fuller name with the searched one's first and last words ("Jasper Joseph Inman
+    # Kane" on the page "Joseph Kane")
+    short, full = (a, b) if len(a) < len(b) else (b, a)
+    return len(short) >= 2 and short[-1] == full[-1] and short[0] in full[:-1]
 
 
 def _when(f: Fact, full: bool) -> str:
@@ -209,11 +214,13 @@ class DecomposeAgent:
         words = set(lemmas) | {t.word.lower() for t in tokens}
         if {"come", "out"} <= words:  # "came out": a release
             lemmas, words = lemmas + ["release"], words | {"release"}
+        if {"pass", "away"} <= words:  # "passed away": a death
+            lemmas, words = lemmas + ["die"], words | {"die"}
         dated = [_DATED[x] for x in lemmas if x in _DATED]
         asks_place = bool({"where", "place", "birthplace"} & words)
         full_date = bool(lemmas) and lemmas[0] == "when"
         credit = _credit(lemmas)
-        options = _options(question)
+        options = _options(question) or _inline_options(question)
         if options and ("long" in lemmas or (set(lemmas) | words) & (_EARLIER | _LATER)):
             # a credit the options are compared through is asked before them ("Which film's
             # director was born first: A or B?"); one in an aside after them says why the
@@ -507,6 +514,35 @@ def _options(question: str) -> tuple[str, str] | None:
     return (a, b) if a and b else None
 
 
+def _inline_options(question: str) -> tuple[str, str] | None:
+    """Two names joined by "or" inside the question, not after a comma: "Was A or B born
+    first?", "Who passed away first Robert Graves or Dino Buzzati?", "Which band The
+    Innocence Mission or Starflyer 59 was formed first?". Each is the run of capitalised
+    words (and numbers, and small words inside a title) next to the "or"; the question's
+    first word is never part of one."""
+    words = question.strip().rstrip("?").split()
+    if words.count("or") != 1:
+        return None
+    k = words.index("or")
+
+    def name_word(i: int, step: int) -> bool:
+        w = words[i]
+        if w[:1].isupper() or w[:1].isdigit():
+            return i > 0
+        # a small word inside a title: capitalised words on both sides
+        return (w in _TITLE_SMALL and 0 < i + step < len(words) and 0 < i - step < len(words)
+                and words[i + step][:1].isupper() and words[i - step][:1].isupper())
+
+    i = k - 1
+    while i >= 0 and name_word(i, -1):
+        i -= 1
+    j = k + 1
+    while j < len(words) and name_word(j, 1):
+        j += 1
+    a, b = " ".join(words[i + 1:k]), " ".join(words[k + 1:j])
+    return (a, b) if a and b else None
+
+
 #: Words title case leaves in lower case inside a title.
 _TITLE_SMALL = {"of", "the", "a", "an", "to", "from", "on", "as", "in", "for", "at", "by",
                 "with"}
@@ -527,6 +563,23 @@ def _small_inside_title(sent: Sentence, i: int) -> bool:
     while i <= last and sent.token(i).word in _TITLE_SMALL:
         i += 1
     return i <= last and _capital(sent, i)
+
+
+def _with_qualifier(sent: Sentence, last: int) -> int:
+    """A title's disambiguating brackets belong to it: "The Golden Calf (1930 Film)", "Well
+    Well Well (John Lennon Song)" -- searched whole, they find that page and not another
+    of the name ("(1930 film)" as Wikipedia writes it too). Returns the index of the closing
+    bracket of up to four words, or ``last``."""
+    n = len(sent.tokens)
+    if last + 1 > n or sent.token(last + 1).word not in ("(", "-LRB-"):
+        return last
+    for j in range(last + 2, min(last + 7, n + 1)):
+        w = sent.token(j).word
+        if w in (")", "-RRB-"):
+            return j if j > last + 2 else last
+        if w in ("(", "-LRB-", ",", "?"):
+            return last
+    return last
 
 
 def _subjects(doc: object) -> list[str]:
@@ -553,9 +606,10 @@ def _subjects(doc: object) -> list[str]:
                 spans.append((run[0], run[-1]))
                 run = []
         for first, last in sorted(spans):
+            last = _with_qualifier(sent, last)
             text = " ".join(sent.token(i).word for i in range(first, last + 1))
             text = (text.replace(" 's", "'s").replace(" '", "'").replace(" ’", "’")
-                    .replace(" ,", ","))
+                    .replace(" ,", ",").replace("( ", "(").replace(" )", ")"))
             if any(text in o for o in out):
                 continue
             out = [o for o in out if o not in text] + [text]

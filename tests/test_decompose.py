@@ -259,3 +259,23 @@ def test_an_age_at_death_is_counted_as_the_generator_counts_it(store: Store, nlp
     assert got.answer == "59", got.steps
     got = a.answer("At what age did Eva Lind die?")  # 57 or 58: the day is not known
     assert got.answer not in ("57", "58"), got.steps
+
+
+def test_a_subjects_own_page_is_read_first(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A band's page names its guitarist more often than his own short page does and
+    outranks it for his name (the control, on the search itself); the agent reads the page
+    named after him and finds his birth."""
+    ingest_pages(store, tmp_path, {
+        "Corrosion Band": "Corrosion Band is an American band. Pepper Keenan joined it in "
+                          "1989. Pepper Keenan sang on its records. Pepper Keenan left the "
+                          "band for a while; Pepper Keenan came back.",
+        "Pepper Keenan": "Pepper Keenan (born May 8, 1967) is an American guitarist.",
+        "Rob Parissi": "Rob Parissi (born December 29, 1950) is an American singer."})
+    monkeypatch.setattr(decompose_mod, "PAGES_PER_SEARCH", 1)
+    first = GraphSearch(store).search("Pepper Keenan", limit=1)
+    assert first[0].title == "Corrosion Band"  # the control: rank alone reads the band
+    got = agent(store, nlp).answer("Was Pepper Keenan or Rob Parissi born first?")
+    assert got.answer == "Rob Parissi", "\n".join(got.steps)
+    assert any("Pepper_Keenan" in s or "Pepper Keenan" in s for s in got.steps
+               if s.startswith("read "))

@@ -73,6 +73,11 @@ def test_lead_dates(nlp: CoreNLP) -> None:
     got = triples(facts_of(nlp, "Scott Derrickson",
                            "Scott Derrickson (born July 16, 1966) is an American director."))
     assert got == {("Scott Derrickson", "born", "1966-07-16")}
+    # the marks a pronunciation lost in extraction leaves are no words in the brackets
+    got = triples(facts_of(nlp, "Dino Buzzati", "Dino Buzzati (] ; 14 October 1906 – 28 "
+                           "January 1972) was an Italian novelist."))
+    assert got == {("Dino Buzzati", "born", "1906-10-14"),
+                   ("Dino Buzzati", "died", "1972-01-28")}
 
 
 def test_lifespan_with_places(nlp: CoreNLP) -> None:
@@ -115,6 +120,22 @@ def test_passive_relations(nlp: CoreNLP) -> None:
                            "Cameron."))
     assert got == {("Titanic", "directed_by", "James Cameron"),
                    ("Titanic", "released", "1997")}  # the year of the work in its lead
+
+
+def test_a_release_on_a_medium_is_no_release_of_the_work(nlp: CoreNLP) -> None:
+    """"Released on DVD", "for iOS", "to the App Store": a later edition; "released on" a
+    date, or in cinemas, is the work's release (the control)."""
+    def released(*sentences: str) -> set[str]:
+        return {f.date or "" for f in facts_of(nlp, "The Room", *sentences)
+                if f.relation == "released"}
+    assert released("The Room is an American film.",
+                    "It was released on June 27, 2003.") == {"2003-06-27"}
+    assert released("The Room is an American film.",
+                    "It was released in cinemas on June 27, 2003.") == {"2003-06-27"}
+    assert released("The Room is an American film.",
+                    "It was released on DVD on November 4, 2003.") == set()
+    assert released("The Room is an American video game.",
+                    "It was also released for iOS in 2014.") == set()
 
 
 def test_an_opening_is_its_subjects_only_without_an_object(nlp: CoreNLP) -> None:

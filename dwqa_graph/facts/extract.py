@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "32"
+RULES_VERSION = "33"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -380,7 +380,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     # the line's opening, not X's (the object need not be a named entity to take it).
     intransitive = not sent.deps(v, "obj")
     if lemma in _RELEASE and (passive or (lemma == "premiere" and intransitive)):
-        if date:
+        if date and not _released_on_something(sent, v):
             yield _Read("released", lemma, subj, date=date)
         return
     if lemma in _BY:
@@ -425,6 +425,18 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         phrase, short = event_phrases(sent, v, text)
         yield _Read("event", lemma, subj, date=date, phrase=phrase, short_phrase=short)
     yield from _quantities(sent, v, lemma, subj, date)
+
+
+def _released_on_something(sent: Sentence, v: int) -> bool:
+    """A release on, for or to something that is not a date is a medium's or platform's
+    ("released on DVD", "for iOS in 2014", "to the App Store on 6 September 2018"): a later
+    edition, not the work's release (rules 33, from the blind labels: 3 of 5 wrong releases
+    on full pages)."""
+    for d in sent.deps(v, "obl:on", "obl:for", "obl:to", "obl:onto", "obl:via"):
+        m = sent.mention_at(d)
+        if m is None or m.ner not in _TIME_NER:
+            return True
+    return False
 
 
 # A contest or award named by its kind alone ("won the Tour", "the Award") is a short
@@ -708,9 +720,12 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         dates = [m for m in sent.mentions if m.ner == "DATE" and m.first in inside]
         # the places of birth and death may stand before their dates, and the words "born"
         # and "died" before those: "(Florence, 21 April 1889 – Florence, 27 September 1956)",
-        # "(born Pyongyang, 30 March 1875; died San Francisco, 24 April 1930)"
+        # "(born Pyongyang, 30 March 1875; died San Francisco, 24 April 1930)"; and the
+        # marks a pronunciation lost in extraction leaves ("Dino Buzzati-Traverso (] ; 14
+        # October 1906 – 28 January 1972)": rules 33)
         rest = [j for j in inside if sent.token(j).ner not in _PLACE_NER | {"DATE"}
-                and sent.token(j).word not in ("–", "-", "—", ",", ";")
+                and sent.token(j).word not in ("–", "-", "—", ",", ";", ":", "[", "]",
+                                               "-LSB-", "-RSB-")
                 and sent.token(j).word.lower() not in ("born", "died", "b.", "d.")]
         if len(dates) != 2 or rest:
             continue

@@ -47,16 +47,19 @@ from dwqa_graph.evaluation.agents.baseline import (
     web_sources,
 )
 from dwqa_graph.facts.models import Fact, whole_years
+from dwqa_graph.facts.resolve import page_subject
 from dwqa_graph.facts.stage import read_versions
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.language.doc import Sentence
 from dwqa_graph.registry import AGENTS
 from dwqa_graph.web.search import GraphSearch, SearchClient
 
-#: Bounds per question: subjects searched (the question's own, then one bridge hop), hits
+#: Bounds per question: subjects searched (the question's own, then one bridge hop), pages
 #: read per search, characters of each page parsed.
 MAX_SEARCHES = 4
 PAGES_PER_SEARCH = 2
+#: Results looked at per search, to pick the pages read from.
+HITS_PER_SEARCH = 6
 MAX_PAGE_CHARS = 20_000
 
 # Named-entity tags that name a subject one can search for (not dates, numbers, titles of
@@ -179,8 +182,14 @@ class DecomposeAgent:
             read.steps.append(f"search bound reached ({MAX_SEARCHES}): {query!r} not searched")
             return []
         read.searches += 1
-        hits = self.search.search(query, limit=PAGES_PER_SEARCH)
+        hits = self.search.search(query, limit=HITS_PER_SEARCH)
         read.steps.append(f"search {self.search.name}: {query!r} -> {len(hits)} results")
+        # a search for the subject reads the pages named after it first, as a reader picks
+        # them from the results (a band's page can outrank its guitarist's own for his
+        # name); a search with more words is for another page, by rank
+        if query == subject:
+            hits = sorted(hits, key=lambda h: not _same(page_subject(h.title) or "", subject))
+        hits = hits[:PAGES_PER_SEARCH]
         found: list[Fact] = []
         for page in self.pages.read(hits) if hits else []:
             rank = len(read.retrieved) + 1

@@ -724,8 +724,7 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         # marks a pronunciation lost in extraction leaves ("Dino Buzzati-Traverso (] ; 14
         # October 1906 – 28 January 1972)": rules 33)
         rest = [j for j in inside if sent.token(j).ner not in _PLACE_NER | {"DATE"}
-                and sent.token(j).word not in ("–", "-", "—", ",", ";", ":", "[", "]",
-                                               "-LSB-", "-RSB-")
+                and sent.token(j).word not in ("–", "-", "—", ",", ";", ":", "[", "]")
                 and sent.token(j).word.lower() not in ("born", "died", "b.", "d.")]
         if len(dates) != 2 or rest:
             continue

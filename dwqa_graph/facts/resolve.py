@@ -219,14 +219,13 @@ class PageResolver:
         two dates ("X (born 14 July 1956)", "X (1 August 1965 – 11 November 2010)")."""
         for sent, _ in sentences:
             for tok in sent.tokens[:-1]:
-                if tok.word not in self.subject_words \
-                        or sent.token(tok.i + 1).word not in ("(", "-LRB-"):
+                if tok.word not in self.subject_words or sent.token(tok.i + 1).word != "(":
                     continue
                 close = next((t.i for t in sent.tokens[tok.i:] if t.word == ")"),
                              len(sent.tokens))
                 inside = sent.tokens[tok.i + 1:close - 1]
-                dates = {id(m) for t in inside for m in sent.mentions
-                         if m.ner == "DATE" and m.first <= t.i <= m.last}
+                dates = {(m.first, m.last) for t in inside
+                         if (m := sent.mention_at(t.i)) is not None and m.ner == "DATE"}
                 if (inside and inside[0].word.lower() == "born") or len(dates) >= 2:
                     return True
         return False

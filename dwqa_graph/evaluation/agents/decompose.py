@@ -580,13 +580,13 @@ def _with_qualifier(sent: Sentence, last: int) -> int:
     of the name ("(1930 film)" as Wikipedia writes it too). Returns the index of the closing
     bracket of up to four words, or ``last``."""
     n = len(sent.tokens)
-    if last + 1 > n or sent.token(last + 1).word not in ("(", "-LRB-"):
+    if last + 1 > n or sent.token(last + 1).word != "(":
         return last
     for j in range(last + 2, min(last + 7, n + 1)):
         w = sent.token(j).word
-        if w in (")", "-RRB-"):
+        if w == ")":
             return j if j > last + 2 else last
-        if w in ("(", "-LRB-", ",", "?"):
+        if w in ("(", ",", "?"):
             return last
     return last
 

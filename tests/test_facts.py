@@ -1089,6 +1089,49 @@ def test_rules_31_what_a_negated_verb_governs_is_no_fact(nlp: CoreNLP) -> None:
     assert "1846" in events("later revealed")  # control: the page states it
 
 
+def test_rules_34_another_verbs_entities_nicknames_gaps_and_telling(nlp: CoreNLP) -> None:
+    """Rules 34, from facts sample 20 and review R33; each with its control."""
+    # the actors of "and starring" are no directors; "produced by" after "directed by" is
+    # the producer's own verb, and a verb sharing its "by" keeps it
+    got = triples(facts_of(
+        nlp, "She's All That", "She's All That is a 1999 American teen romantic comedy film "
+        "directed by Robert Iscove and starring Freddie Prinze Jr., Rachael Leigh Cook and "
+        "Paul Walker."))
+    assert {t for t in got if t[1] == "directed_by"} == {
+        ("She's All That", "directed_by", "Robert Iscove")}
+    got = triples(facts_of(nlp, "The Room", "The Room is a 2003 American film directed by "
+                           "Tommy Wiseau and produced by Greg Sestero."))
+    assert {t for t in got if t[1] in ("directed_by", "produced_by")} == {
+        ("The Room", "directed_by", "Tommy Wiseau"),
+        ("The Room", "produced_by", "Greg Sestero")}
+    # a nickname in brackets inside a name: no piece of it is the founder ...
+    founders = {t[2] for t in triples(facts_of(
+        nlp, "Skelly Oil Company", "Skelly Oil Company was a medium-sized oil company founded "
+        "in 1919 by William Grove (Bill) Skelly, Chesley Coleman Herndon and Frederick A. "
+        "Chapman.")) if t[1] == "founded_by"}
+    assert not founders & {"William Grove", "Bill", "Skelly", "Bill Skelly"}
+    # ... while a name followed by other brackets is whole
+    assert ("Skelly Oil Company", "founded_by", "William Skelly") in triples(facts_of(
+        nlp, "Skelly Oil Company", "Skelly Oil Company was an oil company founded in 1919 by "
+        "William Skelly (1878–1957)."))
+
+    def events(*sentences: str) -> set[str | None]:
+        return {f.phrase for f in facts_of(nlp, "John Harding", "John Harding was a British "
+                                           "engineer.", *sentences) if f.relation == "event"}
+
+    # a relative clause without its pronoun: what he relinquished is the noun before it
+    assert not events("He was president of the Royal Society, a position he relinquished in "
+                      "1910 in favor of Adler.")
+    assert not events("He was president of the Royal Society, a post he held in 1950 at the "
+                      "request of the Queen.")
+    assert events("After the war he moved to London in 1946.") == {"moved to London"}
+    # a verb of telling without what was told names no event
+    assert not events("In 1952 he informed Winston Churchill, telling him that the growth "
+                      "had been removed.")
+    assert events("In 1952 he informed Winston Churchill of the findings.") == {
+        "informed Winston Churchill of the findings"}
+
+
 def test_a_reread_by_the_same_rules_keeps_no_stale_property(
         store: Store, nlp: CoreNLP, tmp_path: Path, settings: Settings) -> None:
     """A version read again by the same rules (its mark reset, as after an interrupted run

@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "33"
+RULES_VERSION = "34"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -83,6 +83,12 @@ _LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", 
           # a reference's own dates ("George Eliot Archived 18 June 2021 at the Wayback
           # Machine": rules 29, from the blind labels)
           "archive", "retrieve", "access"}
+# Verbs of telling whose event is what was told ("he informed Ernest Jones[, telling him
+# that the growth had been removed]": the phrase "informed Ernest Jones" tells a reader
+# nothing they can find; rules 34, from review R33). Without a complement of their own, or
+# "of"/"about" on their object, they name no event.
+_TELLING = {"inform", "notify", "advise", "warn", "assure", "reassure", "remind", "alert",
+            "brief", "persuade", "convince", "urge", "ask", "instruct", "order", "request"}
 
 
 @dataclass
@@ -302,11 +308,30 @@ def _entities(sent: Sentence, v: int, spans: list[Span], *rels: str) -> list[Spa
     out = []
     for d in sent.deps(v, *rels):
         s = _span_at(spans, d)
-        if s is not None and s not in out:
+        if s is not None and s not in out and not _past_another_verb(sent, v, s, spans):
             out.append(s)
         # "Martin Eberhard and Marc Tarpenning": enhanced++ already copies the relation to
         # each conjunct, so nothing more to follow here.
     return out
+
+
+def _past_another_verb(sent: Sentence, v: int, s: Span, spans: list[Span]) -> bool:
+    """Another verb stands between ``v`` and the entity: it is that verb's. "directed by
+    Robert Iscove and starring Freddie Prinze Jr., Rachael Leigh Cook": the parser joins the
+    actors to the director and enhanced++ copies "by" to each of them, so four actors were
+    directors (rules 34, from facts sample 20). Verbs sharing the entity with ``v`` are no
+    other verbs ("written, executive produced, and directed by X"): its conjuncts, with
+    only conjunctions, commas, adverbs and their own modifiers between them and ``v``."""
+    conjuncts = {u for r, u in sent.children.get(v, ()) if r.startswith("conj")}
+    shared = conjuncts | {d for u in conjuncts for r, d in sent.children.get(u, ())
+                          if d < s.first and not r.startswith(("obl", "obj"))}
+    for i in range(v + 1, s.first):
+        if not sent.token(i).pos.startswith("VB") or _span_at(spans, i) is not None:
+            continue
+        if i not in shared or not all(
+                sent.token(k).pos in ("CC", ",", "RB") or k in shared for k in range(v + 1, i)):
+            return True
+    return False
 
 
 def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text: str,
@@ -464,7 +489,45 @@ def _plain_event(sent: Sentence, v: int, lemma: str) -> bool:
     date usually belongs to the main clause)."""
     if lemma.split()[0] in _LIGHT or sent.token(v).pos == "VBG":
         return False
+    if lemma.split()[0] in _TELLING and not _told_what(sent, v):
+        return False
+    if _object_gap(sent, v):
+        return False
     return not any(sent.token(a).word.lower() == "had" for a in sent.deps(v, "aux"))
+
+
+def _told_what(sent: Sentence, v: int) -> bool:
+    """A verb of telling says what was told: a clause, or "of"/"about" on it or on its
+    object ("informed Ernest Jones of the diagnosis")."""
+    if sent.deps(v, "ccomp", "xcomp", "obl:of", "obl:about", "obl:on"):
+        return True
+    return any(sent.deps(o, "nmod:of", "nmod:about", "nmod:on") for o in sent.deps(v, "obj"))
+
+
+def _object_gap(sent: Sentence, v: int) -> bool:
+    """A relative clause without its pronoun whose object is the noun before it: "Freud as
+    president, a position he relinquished in 1910 in favor of Adler" -- what he
+    relinquished is the position, and the phrase "relinquished in favor of Adler" lost it
+    (the parser gives such clauses as parataxis or dep as often as acl:relcl; rules 34,
+    from review R33). Read off the words: a common noun with no preposition of its own,
+    the verb's subject, then the verb, which has no object after it -- or the parser's
+    object is that noun ("a post he held in 1950": "post" the object of "held", before its
+    subject). "After the war he moved" keeps its event: "war" has its preposition."""
+    if sent.deps(v, "ccomp", "xcomp"):
+        return False
+    objects = sent.deps(v, "obj", "iobj")
+    for n in sent.deps(v, "nsubj"):
+        words = _subtree(sent, n)
+        first, last = min(words), max(words)
+        if last >= v or any(sent.token(k).pos != "RB" for k in range(last + 1, v)):
+            continue
+        if any(o < first for o in objects):
+            return True
+        noun = first - 1
+        if not objects and noun >= 1 and sent.token(noun).pos in ("NN", "NNS") \
+                and not sent.deps(noun, "case"):
+            return True
+    return False
 
 
 # An event's predicate keeps the verb's auxiliaries, particle, objects, complements and

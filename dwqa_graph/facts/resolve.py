@@ -496,6 +496,8 @@ def fragment(sent: Sentence, first: int, last: int) -> bool:
     "Union"; "Rodent Research 3"), or an ordinal before it ("the 74th Academy Awards": the
     span alone names every edition; rules 29). Such a span names nothing by itself."""
     inside = range(first, last + 1)
+    if _nickname_next_to(sent, first, last):
+        return True
     if first > 1 and sent.token(first - 1).ner == "ORDINAL" and any(
             first - 1 in sent.deps(i, "amod") for i in inside):
         return True
@@ -508,6 +510,42 @@ def fragment(sent: Sentence, first: int, last: int) -> bool:
                        if r.startswith(_NAME_PARTS)):
             return True
     return False
+
+
+def _nickname_next_to(sent: Sentence, first: int, last: int) -> bool:
+    """A name in brackets inside a longer name, next to tokens ``first..last``: "William
+    Grove (Bill) Skelly" gives "William Grove", "Bill" and "Skelly", none of them his name
+    (rules 34, from facts sample 20; a nickname in quotes is ``_QUOTES``'s)."""
+    n = len(sent.tokens)
+
+    def proper(k: int) -> bool:
+        return 1 <= k <= n and sent.token(k).pos in ("NNP", "NNPS")
+
+    def word(k: int) -> str:
+        return sent.token(k).word if 1 <= k <= n else ""
+
+    inside = [word(k) for k in range(first, last + 1)]
+    if inside.count("(") != inside.count(")"):
+        return True  # the tagger ran the name across a bracket ("Bill ) Skelly")
+    # after the span: "( Bill ) Skelly"
+    k = last + 1
+    if word(k) == "(":
+        j = k + 1
+        while proper(j) and j - k <= 3:
+            j += 1
+        if j > k + 1 and word(j) == ")" and proper(j + 1):
+            return True
+    # before it: "William Grove ( Bill ) [Skelly]"
+    k = first - 1
+    if word(k) == ")":
+        j = k - 1
+        while proper(j) and k - j <= 3:
+            j -= 1
+        if j < k - 1 and word(j) == "(" and proper(j - 1):
+            return True
+    # the nickname itself: "( [Bill] )" between two parts of a name
+    return word(first - 1) == "(" and word(last + 1) == ")" and proper(first - 2) \
+        and proper(last + 2)
 
 
 def _clean(name: str) -> str:

@@ -423,7 +423,8 @@ def test_a_difference_from_years_says_it_counts_years() -> None:
     his = [f.model_copy(update={"subject_pronoun": "he"}) for f in (born, won)]
     got = {(r.question, r.answer) for s in range(10) for r in
            [render(FactPath(form="temporal", facts=his), random.Random(s))]}
-    assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18")}
+    assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18"),
+                   ("In the year he won FIFA World Cup, how old did Pelé turn?", "18")}
     day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
     got = {(r.question, r.answer) for s in range(30) for r in
@@ -457,9 +458,10 @@ def test_whole_years_are_counted_only_where_the_dates_decide_them() -> None:
     # in October the age turned that year is all the dates decide
     october = june.model_copy(update={"date": "1958-10"})
     he = born.model_copy(update={"subject_pronoun": "he"})
-    r = render(FactPath(form="temporal", facts=[he, october]), random.Random(0))
-    assert (r.question, r.answer) == ("What age did Pelé turn in the year he won FIFA World "
-                                      "Cup?", "18")
+    got = {(r.question, r.answer) for s in range(10) for r in
+           [render(FactPath(form="temporal", facts=[he, october]), random.Random(s))]}
+    assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18"),
+                   ("In the year he won FIFA World Cup, how old did Pelé turn?", "18")}
 
 
 EVENTS = {
@@ -658,7 +660,9 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
            for r in [render(FactPath(form="temporal", facts=his), random.Random(s))]}
     assert got == {("What age did Cristiano Ronaldo turn in the year he signed for "
                     "Juventus?", "33"), ("How old did Cristiano Ronaldo turn in the year he "
-                                         "signed for Juventus?", "33")}
+                                         "signed for Juventus?", "33"),
+                   ("In the year he signed for Juventus, how old did Cristiano Ronaldo "
+                    "turn?", "33")}
     # both to the day after a birth: the age "when" the event happened
     born = fact("Cristiano Ronaldo", "born", year=1985, date="1985-02-05", precision="day")
     signed = a.model_copy(update={"date": "2009-07-01", "precision": "day"})
@@ -745,6 +749,8 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
     assert qs == {("What age did Edward Snowden turn in the year he resigned from the CIA?",
                    "30"),
                   ("How old did Edward Snowden turn in the year he resigned from the CIA?",
+                   "30"),
+                  ("In the year he resigned from the CIA, how old did Edward Snowden turn?",
                    "30")}
     # ... unless that copies a run of the sentence the checks refuse ("he" and the phrase as
     # written): then the birth anchored by its year, the verb in its base form (templates
@@ -770,7 +776,8 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
     qs = {render(FactPath(form="temporal", facts=she), random.Random(s)).question
           for s in range(60)}
     assert qs == {"What age did Maura Healey turn in the year she resigned from the CIA?",
-                  "How old did Maura Healey turn in the year she resigned from the CIA?"}
+                  "How old did Maura Healey turn in the year she resigned from the CIA?",
+                  "In the year she resigned from the CIA, how old did Maura Healey turn?"}
     # a company is "it", whatever its page's people are called
     founded = fact("Netflix", "founded", "ORG", year=1997, date="1997", precision="year",
                    subject_pronoun="he")

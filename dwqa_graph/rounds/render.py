@@ -56,8 +56,11 @@ CHOICE_SHARE = 0.15
 #: when it acquired Junglee [1998]?" is 3 or 4 to a reader who counts whole years); 15: no
 #: "calendar" (review Y marked it template-like 12 times in 12): after a birth only ages,
 #: "how many months" where both dates are known to the month and the years give two
-#: answers, else "How many years after the year X ...".
-TEMPLATES_VERSION = "15"
+#: answers, else "How many years after the year X ..."; 16: the age turned also asked with
+#: the event first, "In the year he signed for Juventus, how old did Cristiano Ronaldo
+#: turn?" (review R33 marked "What age did X turn in the year ..." template-like where a set
+#: repeats it).
+TEMPLATES_VERSION = "16"
 
 
 class Unworded(Exception):
@@ -297,15 +300,18 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str
     # when ...", asked only where the dates decide it). "How many years after X was born
     # ..." is an age with two answers, and its "calendar years" read as a fill-in frame to
     # every reviewer (templates 15).
-    ("born", "won"): ("PERSON", {"a7": "What age did {S} turn in the year {p} won {O}?"},
+    ("born", "won"): ("PERSON", {"a7": "What age did {S} turn in the year {p} won {O}?",
+                                 "a9": "In the year {p} won {O}, how old did {S} turn?"},
                       {"o1": "How old was {S} when {p} won {O}?",
                        "o2": "At what age did {S} win {O}?"}),
     ("born", "married"): ("PERSON", {
-        "a7": "What age did {S} turn in the year {p} married {O}?"},
+        "a7": "What age did {S} turn in the year {p} married {O}?",
+        "a9": "In the year {p} married {O}, how old did {S} turn?"},
         {"o1": "How old was {S} when {p} married {O}?",
          "o2": "At what age did {S} marry {O}?"}),
     ("born", "member_of"): ("PERSON", {
-        "a7": "What age did {S} turn in the year {p} joined {O}?"},
+        "a7": "What age did {S} turn in the year {p} joined {O}?",
+        "a9": "In the year {p} joined {O}, how old did {S} turn?"},
         {"o1": "How old was {S} when {p} joined {O}?", "o2": "At what age did {S} join {O}?"}),
     ("founded", "opened"): (None, {
         "t2": "How many {unit} after {S} was founded did it open?"}, {}),
@@ -325,7 +331,8 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str
     # ("How many years before signing for Juventus did Cristiano Ronaldo sign for ...?").
     ("born", "event"): ("PERSON", {
         "a7": "What age did {S} turn in the year {p} {P2}?",
-        "a8": "How old did {S} turn in the year {p} {P2}?"},
+        "a8": "How old did {S} turn in the year {p} {P2}?",
+        "a9": "In the year {p} {P2}, how old did {S} turn?"},
         # {W2} (a gerund, "when entering ...") only where no pronoun and no clause fit
         {"o1": "How old was {S} when {p} {P2}?", "o2": "At what age {DS2}?",
          "o3": "How old was {S} when {W2}?"}),

@@ -90,6 +90,8 @@ def test_decomposed_answers_and_their_traces(store: Store, nlp: CoreNLP,
     assert got.answer == "33", got.steps
     got = a.answer("How old did Cristiano Ronaldo turn in the year he signed for Real Madrid?")
     assert got.answer == "24", got.steps
+    got = a.answer("In the year he signed for Juventus, how old did Cristiano Ronaldo turn?")
+    assert got.answer == "33", got.steps  # templates 16: the event first
     got = a.answer("How many years after signing for Real Madrid did Cristiano "
                    "Ronaldo sign for Juventus?")
     assert got.answer == "9 years", got.steps

@@ -615,6 +615,10 @@ def _subjects(doc: object) -> list[str]:
                 spans.append((run[0], run[-1]))
                 run = []
         for first, last in sorted(spans):
+            if all(sent.token(i).pos.startswith("PRP") for i in range(first, last + 1)):
+                # a pronoun the library counts as a person's mention: "In the year he signed
+                # for Juventus, how old did Cristiano Ronaldo turn?" (templates 16)
+                continue
             last = _with_qualifier(sent, last)
             text = " ".join(sent.token(i).word for i in range(first, last + 1))
             text = (text.replace(" 's", "'s").replace(" '", "'").replace(" ’", "’")

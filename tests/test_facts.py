@@ -1132,6 +1132,42 @@ def test_rules_34_another_verbs_entities_nicknames_gaps_and_telling(nlp: CoreNLP
         "informed Winston Churchill of the findings"}
 
 
+def test_rules_35_kind_words_reporting_it_and_unnamed_persons(nlp: CoreNLP) -> None:
+    """Rules 35, from facts sample 21; each with its control."""
+    def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *sentences))
+
+    # a body or a contest named by its kind, also in the plural, is no name ...
+    assert not any(r == "member_of" for _, r, _ in got(
+        "Max Eitingon", "Max Eitingon was a German psychoanalyst.",
+        "Max Eitingon joined the Committee in 1919."))
+    assert not any(r == "won" for _, r, _ in got(
+        "Jacques Anquetil", "Jacques Anquetil was a French cyclist.",
+        "Anquetil won the Tours in 1957 and 1961."))
+    # ... a named one is (controls)
+    assert ("Elon Musk", "member_of", "Tesla Motors") in got(
+        "Elon Musk", "Elon Musk is a businessman.", "In 2004, Musk joined Tesla Motors as "
+        "chairman.")
+    assert ("Hikaru Nakamura", "won", "Donostia-San Sebastian Chess Festival") in got(
+        "Hikaru Nakamura", "Hikaru Nakamura is an American chess grandmaster.",
+        "In July 2009, Nakamura won the Donostia-San Sebastian Chess Festival.")
+    # "it was reported that ..." is nobody's event, whatever the parser makes of the clause
+    assert not got("Twitter, Inc.", "Twitter, Inc. is an American company.",
+                   "On October 4, 2022, it was reported that Musk offered to proceed with the "
+                   "deal at the original offer price of $54.20 per share.")
+    assert ("Twitter, Inc.", "event", "2022-10-04") in got(
+        "Twitter, Inc.", "Twitter, Inc. is an American company.",
+        "On October 4, 2022, it launched Twitter Blue.")
+    # "he" after a person the resolver could not name may be that person
+    assert not got("Paul Scholes", "Paul Scholes is an English former footballer.",
+                   "In November 2004, when former Brazil midfielder and captain Sócrates was "
+                   "asked for his views on the English game he replied, \"...I think of Paul "
+                   "Scholes.\"")
+    assert ("Paul Scholes", "event", "2004-11") in got(
+        "Paul Scholes", "Paul Scholes is an English former footballer.",
+        "In November 2004, he signed for Manchester United.")
+
+
 def test_a_reread_by_the_same_rules_keeps_no_stale_property(
         store: Store, nlp: CoreNLP, tmp_path: Path, settings: Settings) -> None:
     """A version read again by the same rules (its mark reset, as after an interrupted run

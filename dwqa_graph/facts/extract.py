@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "34"
+RULES_VERSION = "35"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -468,7 +468,11 @@ def _released_on_something(sent: Sentence, v: int) -> bool:
 # form of a name the sentence does not give.
 _KIND_WORDS = {"award", "prize", "tour", "cup", "trophy", "medal", "championship",
                "championships", "title", "race", "open", "games", "league", "series",
-               "tournament", "contest", "election", "grand prix", "classic"}
+               "tournament", "contest", "election", "grand prix", "classic",
+               # a body named by its kind ("joined the Committee": rules 35, from facts
+               # sample 21)
+               "committee", "council", "board", "society", "party", "club", "team",
+               "group", "association", "union", "assembly", "commission", "company"}
 
 
 def _partial_name(sent: Sentence, s: Span) -> bool:
@@ -476,8 +480,9 @@ def _partial_name(sent: Sentence, s: Span) -> bool:
     Actor Award" tagged as "Award"), or a kind word standing for a name ("the Tour").
     Wider than ``resolve.fragment`` (proper nouns joined as name parts, for every mention):
     any modifier before it, which for an award's or a group's name is part of the name."""
-    if s.name.lower() in _KIND_WORDS:
-        return True
+    kind = s.name.lower()
+    if kind in _KIND_WORDS or (kind.endswith("s") and kind[:-1] in _KIND_WORDS):
+        return True  # also its plural ("won the most Tours")
     return any(d < s.first and sent.token(d).ner not in _TIME_NER
                for i in range(s.first, s.last + 1)
                for d in sent.deps(i, "compound", "amod", "flat"))

@@ -408,6 +408,13 @@ class PageResolver:
                 if word == "it" and any(sent.deps(g, "ccomp", "csubj", "xcomp")
                                         for rel, g in sent.heads(i) if g):
                     continue
+                # ... also where the parser loses the clause ("it was reported that Musk
+                # offered ...": "offered" read as a modifier of "Musk"; rules 35, from facts
+                # sample 21): "it" as the passive subject of a verb of reporting
+                if word == "it" and any(rel == "nsubj:pass"
+                                        and sent.token(g).lemma.lower() in _REPORTED
+                                        for rel, g in sent.heads(i) if g):
+                    continue
                 first = i
             elif not person and self.lead_lemma and tok.lemma.lower() == self.lead_lemma \
                     and tok.pos.startswith("NN") and not sent.deps(i, "amod", "compound") \
@@ -426,6 +433,13 @@ class PageResolver:
             # Another named entity before it could be what it stands for: leave it.
             if any(s.last < first and not s.generic and not s.is_subject
                    and (s.type == "PERSON") == person for s in spans):
+                continue
+            # ... also a person the resolver could not name ("when former Brazil captain
+            # Sócrates was asked ... he replied" on Paul Scholes's page: rules 35, from facts
+            # sample 21)
+            if person and any(m.last < first and m.ner == "PERSON"
+                              and not any(s.is_subject and s.covers(m.first) for s in spans)
+                              for m in sent.mentions):
                 continue
             out.append(Span(first, i, self.subject, self.subject_type, False, True))
         return out
@@ -510,6 +524,12 @@ def fragment(sent: Sentence, first: int, last: int) -> bool:
                        if r.startswith(_NAME_PARTS)):
             return True
     return False
+
+
+#: Verbs whose passive with "it" is impersonal ("it was reported that ...").
+_REPORTED = {"report", "say", "announce", "reveal", "claim", "allege", "believe", "estimate",
+             "expect", "know", "rumor", "rumour", "suggest", "think", "understand", "confirm",
+             "disclose", "state", "note"}
 
 
 def _nickname_next_to(sent: Sentence, first: int, last: int) -> bool:

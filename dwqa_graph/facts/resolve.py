@@ -544,28 +544,25 @@ def _nickname_next_to(sent: Sentence, first: int, last: int) -> bool:
     def word(k: int) -> str:
         return sent.token(k).word if 1 <= k <= n else ""
 
+    def bracketed_name(k: int, step: int) -> bool:
+        """From token ``k`` in direction ``step``: a bracket, up to three proper nouns, the
+        other bracket, then a proper noun -- "( Bill ) Skelly" read either way."""
+        opening, closing = ("(", ")") if step > 0 else (")", "(")
+        if word(k) != opening:
+            return False
+        j = k + step
+        while proper(j) and abs(j - k) <= 3:
+            j += step
+        return j != k + step and word(j) == closing and proper(j + step)
+
     inside = [word(k) for k in range(first, last + 1)]
     if inside.count("(") != inside.count(")"):
         return True  # the tagger ran the name across a bracket ("Bill ) Skelly")
-    # after the span: "( Bill ) Skelly"
-    k = last + 1
-    if word(k) == "(":
-        j = k + 1
-        while proper(j) and j - k <= 3:
-            j += 1
-        if j > k + 1 and word(j) == ")" and proper(j + 1):
-            return True
-    # before it: "William Grove ( Bill ) [Skelly]"
-    k = first - 1
-    if word(k) == ")":
-        j = k - 1
-        while proper(j) and k - j <= 3:
-            j -= 1
-        if j < k - 1 and word(j) == "(" and proper(j - 1):
-            return True
-    # the nickname itself: "( [Bill] )" between two parts of a name
-    return word(first - 1) == "(" and word(last + 1) == ")" and proper(first - 2) \
-        and proper(last + 2)
+    # after the span ("[William Grove] ( Bill ) Skelly"), before it ("William Grove ( Bill )
+    # [Skelly]"), or the nickname itself between two parts of a name ("( [Bill] )")
+    return bracketed_name(last + 1, 1) or bracketed_name(first - 1, -1) or (
+        word(first - 1) == "(" and word(last + 1) == ")" and proper(first - 2)
+        and proper(last + 2))
 
 
 def _clean(name: str) -> str:

@@ -66,8 +66,10 @@ from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 #: paths per graph taken at once left graphs sharing a page without any; 5: a copied run is
 #: worded again first by the events' short phrases; 6: only the paths a template words are
 #: drawn (``wordable``), the last-resort wordings only for a graph with no other item, and at
-#: most ``LAST_RESORT_SHARE`` of a rule round's items).
-PATH_GENERATOR_VERSION = "6"
+#: most ``LAST_RESORT_SHARE`` of a rule round's items); 7: every two events of a subject
+#: are a path, not consecutive ones only, and a fresh round's draws prefer the facts its
+#: items already compute from (``paths.draw``'s ``used``).
+PATH_GENERATOR_VERSION = "7"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
 #: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
@@ -401,13 +403,16 @@ def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> _Steer:
 
 
 def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
-          taken: frozenset[str] | set[str]) -> Path | None:
+          taken: frozenset[str] | set[str], used: frozenset[str] = frozenset()) -> Path | None:
+    """Draw ``attempt`` as ``cfg.reuse`` steers it; ``used``: the facts the round's items so
+    far compute from, which a fresh round's draws prefer (``paths.draw``)."""
     steer = _exclude(g, cfg, r, attempt)
     if steer.only_previous:
         reused = g.model_copy(update={"paths": [
             p for p in g.paths if all(f.id in cfg.previous_facts for f in p.facts)]})
         return draw(reused, r, attempt, taken=taken) or draw(g, r, attempt, taken=taken)
-    got = draw(g, r, attempt, exclude=steer.banned, leaked=steer.leaked, taken=taken)
+    got = draw(g, r, attempt, exclude=steer.banned, leaked=steer.leaked, taken=taken,
+               used=used if cfg.reuse == "fresh" else ())
     if got is None and cfg.reuse == "avoid" and steer.banned:
         return draw(g, r, attempt, taken=taken)
     return got
@@ -507,6 +512,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     rejected: Counter[str] = Counter()
     attempts = 0
     taken: set[str] = set()  # paths asked by an earlier graph of this round
+    used: set[str] = set()  # the facts they compute from (``paths.draw``)
     # page texts for the not-verbatim check, read once per round: graphs share pages
     texts: dict[str, str] = {}
     # with a model: the paths each graph offers it, checked under their template wording
@@ -520,9 +526,9 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
         the order the next attempt reads.)"""
         nonlocal attempts
         got: list[tuple[PathDraw, Rendered]] = []
-        taken_before = frozenset(taken)
+        taken_before, used_before = frozenset(taken), frozenset(used)
         for attempt in range(cfg.attempts):
-            path = _draw(g, cfg, r, attempt, taken_before)
+            path = _draw(g, cfg, r, attempt, taken_before, used_before)
             if path is None:
                 reasons.append("no_path" if not g.paths else
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
@@ -542,6 +548,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                 rejected.update(problems)
                 continue
             taken.add(path.key)
+            used.update(f.id for f in path.computed_from)
             got.append((PathDraw(g.query_id, r, attempt, path), rendered))
             if len(got) == want:
                 return got

@@ -29,6 +29,8 @@ from dwqa_graph.rounds.sampling import SampleConfig
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--attempts", type=int, default=SampleConfig().attempts,
+                    help="Redraws per graph before it is reported empty (SampleConfig.attempts).")
     args = ap.parse_args()
     out: dict[str, object] = {}
     with Store(load_settings()) as store:
@@ -56,7 +58,7 @@ def main() -> None:
         distinct: dict[str, dict[str, set[str]]] = {d: {} for d in datasets}
         for i in range(args.rounds):
             t0 = time.perf_counter()
-            rep = new_round(store, seed=9001 + i, generator=PathGenerator(), cfg=SampleConfig())
+            rep = new_round(store, seed=9001 + i, generator=PathGenerator(), cfg=SampleConfig(attempts=args.attempts))
             times.append(round(time.perf_counter() - t0, 2))
             items.append(rep.items)
             counts = dict.fromkeys(datasets, 0)

@@ -58,7 +58,8 @@ def main() -> None:
         distinct: dict[str, dict[str, set[str]]] = {d: {} for d in datasets}
         for i in range(args.rounds):
             t0 = time.perf_counter()
-            rep = new_round(store, seed=9001 + i, generator=PathGenerator(), cfg=SampleConfig(attempts=args.attempts))
+            rep = new_round(store, seed=9001 + i, generator=PathGenerator(),
+                            cfg=SampleConfig(attempts=args.attempts))
             times.append(round(time.perf_counter() - t0, 2))
             items.append(rep.items)
             counts = dict.fromkeys(datasets, 0)

@@ -1168,6 +1168,28 @@ def test_rules_35_kind_words_reporting_it_and_unnamed_persons(nlp: CoreNLP) -> N
         "In November 2004, he signed for Manchester United.")
 
 
+def test_rules_36_a_monarchs_names_and_planned_events(nlp: CoreNLP) -> None:
+    """Rules 36, from review R36 and facts sample 22; each with its control."""
+    def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:
+        return triples(facts_of(nlp, title, *sentences))
+
+    lead = ("Charles III (Charles Philip Arthur George; born 14 November 1948) is King of the "
+            "United Kingdom.")
+    # the lead's bracketed name is the subject's, and so is a monarch's first name: before,
+    # "Charles" expanded to "Charles Philip Arthur George", another entity
+    facts = got("Charles III", lead, "Charles first met Lady Diana Spencer in 1977.")
+    assert ("Charles III", "event", "1977") in facts
+    assert not any(s == "Charles Philip Arthur George" for s, _, _ in facts)
+    # another king of the name is not the page's subject (control)
+    assert not any(s == "Charles III" and o == "1649" for s, _, o in got(
+        "Charles III", lead, "Charles I was executed in 1649."))
+    # "was to visit": planned, not done; the visit itself is an event (control)
+    assert not got("Elon Musk", "Musk was to visit the Tesla Gigafactory in Berlin in March "
+                                "2020.")
+    assert ("Elon Musk", "event", "2020-03") in got(
+        "Elon Musk", "Musk visited the Tesla Gigafactory in Berlin in March 2020.")
+
+
 def test_a_reread_by_the_same_rules_keeps_no_stale_property(
         store: Store, nlp: CoreNLP, tmp_path: Path, settings: Settings) -> None:
     """A version read again by the same rules (its mark reset, as after an interrupted run

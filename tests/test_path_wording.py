@@ -80,9 +80,9 @@ def test_model_worded_round_replays(films: Store, tmp_path: Path) -> None:
     # wrong_person are template-wording rejections of the paths a graph offers before any
     # model call.
     assert report["items"] == report["graphs"] == 10 and report["no_item_reasons"] == {}
-    assert report["rejected_by_reason"] == {"answer_in_question": 3, "dangling_reference": 1,
+    assert report["rejected_by_reason"] == {"answer_in_question": 2, "dangling_reference": 1,
                                             "llm_reveals": 3, "llm_unnamed": 1,
-                                            "no_shortcut": 7, "wrong_person": 1}
+                                            "no_shortcut": 7, "wrong_person": 2}
     assert report["llm"]["calls"] == len(FIXTURE["prompts"]) == 15
     assert report["generator"] == "paths-llm:openai-compatible:replay"
     details = {r["id"]: json.loads(r["detail"]) for r in films.read(

@@ -29,7 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
-RULES_VERSION = "35"
+RULES_VERSION = "36"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -184,7 +184,14 @@ def _span_at(spans: list[Span], i: int) -> Span | None:
 
 
 def _irrealis(sent: Sentence, v: int) -> bool:
-    """Negated, modal, conditional or a complement of 'plan', 'expect' ...: not a fact."""
+    """Negated, modal, conditional, planned ("was to verify") or a complement of 'plan',
+    'expect' ...: not a fact."""
+    # "be to" + verb: what was arranged or due, not what happened ("The Commission was to
+    # verify compliance in October 2023"; rules 36, from facts sample 22). Not an infinitive
+    # of another verb: "went on to win" did happen.
+    if any(sent.token(m).word.lower() == "to" for m in sent.deps(v, "mark")) and any(
+            sent.token(a).lemma.lower() == "be" for a in sent.deps(v, "aux")):
+        return True
     for rel, d in sent.children.get(v, ()):
         lemma = sent.token(d).lemma.lower()
         if rel in ("aux", "aux:pass") and lemma in _MODAL:

@@ -163,6 +163,16 @@ class PageResolver:
         bare = _LEGAL_FORM.sub("", self.subject) if self.subject else None
         self.subject_forms = {f for f in (self.subject, bare) if f}
         self.subject_norms = {norm_name(f) for f in self.subject_forms}
+        # The names the lead gives the subject in brackets right after its title ("Charles
+        # III (Charles Philip Arthur George; born 14 November 1948) is ..."): the subject's,
+        # not another full name a later "Charles" could stand for (rules 36, from review
+        # R36: the king was "Charles Philip Arthur George", then "George", in questions).
+        for sent, text in sentences[:3]:
+            for m in sent.mentions:
+                if TYPES.get(m.ner) == "PERSON" and m.first >= 3 \
+                        and sent.token(m.first - 1).word == "(" \
+                        and sent.token(m.first - 2).word in self.subject_words:
+                    self.subject_norms.add(norm_name(_clean(text[m.start:m.end])))
         # Full names (two or more words) seen in the document, by coarse type.
         self.full: dict[EntityType, set[str]] = {}
         votes: dict[EntityType, int] = {}
@@ -246,10 +256,13 @@ class PageResolver:
         words = name.split()
         sw = self.subject_words
         # "Blake Ellender Lively" on the page "Blake Lively"; "Lively" alone on it; "Van
-        # Buren" (the name's last words) on the page "Martin Van Buren".
+        # Buren" (the name's last words) on the page "Martin Van Buren"; a monarch by the
+        # first name, "Charles" on the page "Charles III" (not "Charles I").
         return type_ == "PERSON" and len(sw) >= 2 and (
             (len(words) >= 2 and words[0] == sw[0] and words[-1] == sw[-1])
             or (len(words) == 1 and words[0] == sw[-1])
+            or (len(words) == 1 and len(sw) == 2 and _REGNAL.match(sw[1]) is not None
+                and words[0] == sw[0])
             or (2 <= len(words) < len(sw) and words == sw[-len(words):]))
 
     def _is_subject_alias(self, sent: Sentence, first: int, type_: EntityType,
@@ -464,6 +477,8 @@ class PageResolver:
 
 
 _QUOTES = '"“”'
+#: A regnal number closing a monarch's or pope's name ("Charles III", "Benedict XVI").
+_REGNAL = re.compile(r"^[IVXL]+$")
 
 
 def _title_word_before(sent: Sentence, first: int) -> bool:

@@ -36,6 +36,7 @@ from dwqa_graph.rounds.render import (
     Unworded,
     covered,
     pronoun,
+    recurring,
     render,
     short_name,
     whole_years,
@@ -539,6 +540,37 @@ def test_no_subject_is_asked_to_appear_as_itself() -> None:
     actor = [f.model_copy(update={"subject": "Bob Morley"}) for f in (first, last)]
     assert render(FactPath(form="temporal", facts=actor), random.Random(0)).answer \
         == "2 years"
+
+
+def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> None:
+    """Review R37: "How many years after Joe Biden was admitted to the Delaware bar did he
+    visit Serbia?" (he visited in 2009 and 2016) and "... did Charles III speak to the BBC
+    about the environment?" name events that happened more than once. Controls: the same
+    verbs with the one occasion named ("first met", "made his debut" is another verb),
+    and an event of another verb, are asked."""
+    bar = fact("Joe Biden", "event", year=1969, phrase="was admitted to the Delaware bar",
+               verb="admit", subject_pronoun="he")
+    for verb, phrase in (("visit", "visited Serbia"),
+                         ("speak", "spoke to the BBC about the environment"),
+                         ("meet", "met with Indian Prime Minister Narendra Modi"),
+                         ("appear", "appeared at the White House Correspondents' Dinner")):
+        again = fact("Joe Biden", "event", year=2016, phrase=phrase, verb=verb,
+                     subject_pronoun="he")
+        assert recurring(again)
+        with pytest.raises(Unworded, match="recurring_event"):
+            render(FactPath(form="temporal", facts=[bar, again]), random.Random(0))
+        with pytest.raises(Unworded, match="recurring_event"):  # either side
+            render(FactPath(form="temporal", facts=[again.model_copy(update={"year": 1960}),
+                                                    bar]), random.Random(0))
+    for verb, phrase in (("meet", "first met Lady Diana Spencer"),
+                         ("appear", "made his 100th appearance for United"),
+                         ("perform", "gave his final performance at the Hilton"),
+                         ("sign", "signed for Al Nassr")):
+        once = fact("Joe Biden", "event", year=2016, phrase=phrase, verb=verb,
+                    subject_pronoun="he")
+        assert not recurring(once)
+        assert render(FactPath(form="temporal", facts=[bar, once]),
+                      random.Random(0)).answer == "47 years"
 
 
 def test_event_wording_names_the_subject_again_by_surname() -> None:

@@ -59,8 +59,9 @@ CHOICE_SHARE = 0.15
 #: answers, else "How many years after the year X ..."; 16: the age turned also asked with
 #: the event first, "In the year he signed for Juventus, how old did Cristiano Ronaldo
 #: turn?" (review R33 marked "What age did X turn in the year ..." template-like where a set
-#: repeats it).
-TEMPLATES_VERSION = "16"
+#: repeats it); 17: no event a subject does again and again (a visit, a meeting, an
+#: interview, an appearance) unless its phrase names the one occasion (``recurring``).
+TEMPLATES_VERSION = "17"
 
 
 class Unworded(Exception):
@@ -382,6 +383,31 @@ def _as_itself(f: PathFact) -> bool:
     return any(w.lower() in names for w in re.findall(r"\bas ([A-Z][\w'-]+)", f.phrase or ""))
 
 
+#: Verbs (lemmas) of what a subject does again and again: a visit, a meeting, a talk, an
+#: appearance, a performance, a game. A page dates one occasion ("In August 2016, Biden
+#: visited Serbia, where he met ... Vucic"), the phrase keeps the verb and its object
+#: ("visited Serbia"), and the question then names an event that happened more than once:
+#: review R37 rejected "... did he visit Serbia?" (he was there in 2009 too) and "... did
+#: Charles III speak to the BBC about the environment?" (many interviews), 4 of its 7
+#: FreshQA rejections. Aspect is not in the parse; these are the classes of verbs of
+#: repeated activity (Vendler's activities) the facts' events use.
+_RECURRING = frozenset({"visit", "meet", "speak", "talk", "travel", "tour", "appear",
+                        "perform", "attend", "play", "participate", "compete", "testify",
+                        "address", "interview", "criticize", "criticise", "praise", "host"})
+#: Words by which a phrase names one occasion of them: "made his debut", "first met",
+#: "his 100th appearance", "its final performance".
+_ONE_OCCASION = re.compile(
+    r"\b(?:first|debut|last|final|maiden|inaugural|\d+(?:st|nd|rd|th))\b", re.IGNORECASE)
+
+
+def recurring(f: PathFact) -> bool:
+    """Whether ``f`` is an event of a kind its subject repeats, worded without the one
+    occasion it was (``_RECURRING``): as a question's anchor it has more than one date."""
+    verb = (f.verb or "").split(" ")[0].lower()
+    return (f.relation == "event" and verb in _RECURRING
+            and not _ONE_OCCASION.search(_phrase(f)))
+
+
 def _phrase(f: PathFact) -> str:
     """An event's phrase as a question quotes it: without a dash the sentence ran on with
     ("performed on Louisiana Hayride—")."""
@@ -518,6 +544,8 @@ def _temporal(p: Path, rng: random.Random, last_resort: bool = False) -> Rendere
         raise Unworded("no_object")
     if any(f.relation == "event" and _as_itself(f) for f in (f1, f2)):
         raise Unworded("as_itself")
+    if any(recurring(f) for f in (f1, f2)):
+        raise Unworded("recurring_event")
     if any(f.relation == "event" and not f.phrase for f in (f1, f2)):
         raise Unworded("no_phrase")
     pron = pronoun(f1)

@@ -546,14 +546,16 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
     """Review R37: "How many years after Joe Biden was admitted to the Delaware bar did he
     visit Serbia?" (he visited in 2009 and 2016) and "... did Charles III speak to the BBC
     about the environment?" name events that happened more than once. Controls: the same
-    verbs with the one occasion named ("first met", "made his debut" is another verb),
-    and an event of another verb, are asked."""
+    verbs with the one occasion named ("first met", "his 100th appearance", a work or a
+    role appeared in, a quoted title), and an event of another verb, are asked."""
     bar = fact("Joe Biden", "event", year=1969, phrase="was admitted to the Delaware bar",
                verb="admit", subject_pronoun="he")
     for verb, phrase in (("visit", "visited Serbia"),
                          ("speak", "spoke to the BBC about the environment"),
                          ("meet", "met with Indian Prime Minister Narendra Modi"),
-                         ("appear", "appeared at the White House Correspondents' Dinner")):
+                         ("appear", "appeared at the White House Correspondents' Dinner"),
+                         ("play", "played at the Tal Memorial in Moscow"),
+                         ("play", "played for New South Wales")):
         again = fact("Joe Biden", "event", year=2016, phrase=phrase, verb=verb,
                      subject_pronoun="he")
         assert recurring(again)
@@ -565,7 +567,11 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
     for verb, phrase in (("meet", "first met Lady Diana Spencer"),
                          ("appear", "made his 100th appearance for United"),
                          ("perform", "gave his final performance at the Hilton"),
-                         ("sign", "signed for Al Nassr")):
+                         ("sign", "signed for Al Nassr"),
+                         ("appear", "appeared in Adam McKay's film Don't Look Up"),
+                         ("appear", "appeared as Vivian Daniels"),
+                         ("play", "played Mika Cavanaugh in the BBC iPlayer teen series"),
+                         ("criticize", 'criticized the lyrics of West\'s single "Famous"')):
         once = fact("Joe Biden", "event", year=2016, phrase=phrase, verb=verb,
                     subject_pronoun="he")
         assert not recurring(once)

@@ -400,12 +400,30 @@ _ONE_OCCASION = re.compile(
     r"\b(?:first|debut|last|final|maiden|inaugural|\d+(?:st|nd|rd|th))\b", re.IGNORECASE)
 
 
+#: Of them, the verbs that name a work or a role by what follows them: "appeared in Adam
+#: McKay's film", "appeared as Vivian Daniels", "played Mika Cavanaugh in ..." are one
+#: occasion; "appeared at the White House Correspondents' Dinner", "played at the Tal
+#: Memorial", "played for New South Wales" are not.
+_IN_A_ROLE = frozenset({"appear", "play", "perform"})
+
+
 def recurring(f: PathFact) -> bool:
     """Whether ``f`` is an event of a kind its subject repeats, worded without the one
-    occasion it was (``_RECURRING``): as a question's anchor it has more than one date."""
+    occasion it was (``_RECURRING``): as a question's anchor it has more than one date. A
+    phrase names the occasion by an ordinal or "first", "debut", "final" ..., by a quoted
+    title (a work), or, for an appearance, by the work or role it was in."""
     verb = (f.verb or "").split(" ")[0].lower()
-    return (f.relation == "event" and verb in _RECURRING
-            and not _ONE_OCCASION.search(_phrase(f)))
+    if f.relation != "event" or verb not in _RECURRING:
+        return False
+    phrase = _phrase(f)
+    if _ONE_OCCASION.search(phrase) or re.search(r"[\"“]", phrase):
+        return False
+    words = phrase.split()
+    if words and words[0].lower() in ("was", "were"):
+        words = words[1:]
+    after = words[1] if len(words) > 1 else ""
+    in_a_role = after in ("in", "as") or (verb == "play" and after[:1].isupper())
+    return not (verb in _IN_A_ROLE and in_a_role)
 
 
 def _phrase(f: PathFact) -> str:

@@ -17,6 +17,7 @@ import argparse
 import json
 import statistics
 import time
+from collections import Counter
 
 from dwqa_graph.config import load_settings
 from dwqa_graph.graph.store import Store
@@ -31,6 +32,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--attempts", type=int, default=SampleConfig().attempts,
                     help="Redraws per graph before it is reported empty (SampleConfig.attempts).")
+    ap.add_argument("--max-per-fact", type=int, default=SampleConfig().max_per_fact,
+                    help="Items of a round that may name one fact (SampleConfig.max_per_fact).")
     args = ap.parse_args()
     out: dict[str, object] = {}
     with Store(load_settings()) as store:
@@ -56,24 +59,31 @@ def main() -> None:
         times, items = [], []
         per_round: dict[str, list[int]] = {d: [] for d in datasets}
         distinct: dict[str, dict[str, set[str]]] = {d: {} for d in datasets}
+        # the most items of a round that name one fact
+        most_named: dict[str, list[int]] = {d: [] for d in datasets}
         for i in range(args.rounds):
             t0 = time.perf_counter()
             rep = new_round(store, seed=9001 + i, generator=PathGenerator(),
-                            cfg=SampleConfig(attempts=args.attempts))
+                            cfg=SampleConfig(attempts=args.attempts,
+                                                max_per_fact=args.max_per_fact))
             times.append(round(time.perf_counter() - t0, 2))
             items.append(rep.items)
             counts = dict.fromkeys(datasets, 0)
+            named: dict[str, Counter[str]] = {d: Counter() for d in datasets}
             for row in export_rows(store, rep.round):
                 d = dataset_of[row["query_id"]]
                 counts[d] += 1
                 key = ",".join(sorted(p["fact_id"] for p in row["provenance"]))
                 distinct[d].setdefault(row["query_id"], set()).add(key)
+                named[d].update(p["fact_id"] for p in row["provenance"])
             for d in datasets:
                 per_round[d].append(counts[d])
+                most_named[d].append(max(named[d].values(), default=0))
         for d in datasets:
             got = distinct[d]
             out[d] = {**out[d],  # type: ignore[dict-item]
                       "items_per_round": per_round[d],
+                      "most_items_naming_one_fact": most_named[d],
                       "graphs_ever_covered": len(got),
                       "median_distinct_per_covered_graph":
                           statistics.median(len(v) for v in got.values()) if got else 0}

@@ -11,6 +11,7 @@ brute force.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -181,6 +182,47 @@ def test_preferring_the_rounds_facts_leaves_the_next_round_items() -> None:
     assert first == 10 and second < 10
 
 
+def _one_round(page: PathGraph, graphs: int, cap: int | None) -> Counter[str]:
+    """How many items name each fact in one fresh round of ``graphs`` seed graphs citing one
+    page, drawn as ``path_round`` draws them (the round's facts preferred, at most ``cap``
+    items naming one fact)."""
+    cfg = SampleConfig(max_per_fact=cap)
+    taken: set[str] = set()
+    used: set[str] = set()
+    named: Counter[str] = Counter()
+    for i in range(graphs):
+        crowded = frozenset(f for f, n in named.items() if cap is not None and n >= cap)
+        p = _draw(page, cfg, graph_seed(1, f"q{i}"), 0, frozenset(taken), frozenset(used),
+                  crowded)
+        if p is not None:
+            taken.add(p.key)
+            used |= {f.id for f in p.computed_from}
+            named.update(f.id for f in p.facts)
+    return named
+
+
+def test_a_round_names_one_fact_in_at_most_max_per_fact_items() -> None:
+    """Seed graphs citing one page share its facts, and a fresh round prefers the facts its
+    items already use: uncapped, one fact stands in most of the items (the FreshQA rounds
+    had one fact in up to 9). With ``max_per_fact`` no fact is in more items, and the
+    graphs still get items from the page's other facts (twelve facts: room for ten items
+    at two each)."""
+    facts = "abcdefghijkl"
+    page = graph(*[(x, y) for i, x in enumerate(facts) for y in facts[i + 1:]])
+    free = _one_round(page, 10, None)  # control
+    assert sum(free.values()) == 20 and max(free.values()) > 3
+    for cap in (2, 3):
+        named = _one_round(page, 10, cap)
+        assert max(named.values()) <= cap
+        assert sum(named.values()) == 20  # still ten items of two facts
+    # a draw skips every path naming a crowded fact, and has none when all do
+    for s in range(30):
+        got = _draw(WIDE, SampleConfig(), graph_seed(s, "q1"), 0, set(),
+                    crowded=frozenset({"a"}))
+        assert got is not None and "a" not in {f.id for f in got.facts}
+    assert _draw(NARROW, SampleConfig(), 1, 0, set(), crowded=frozenset({"b"})) is None
+
+
 # -- whole rounds in Neo4j ------------------------------------------------------------------
 def round_facts(store: Store, t: int) -> dict[str, set[str]]:
     """Query id -> the facts round t's item for it used, read the obvious way."""
@@ -251,6 +293,12 @@ def test_round_new_cli_reuse_option(films: Store, env: dict[str, str]) -> None: 
     r4 = round_facts(films, 4)
     used3 = set().union(*r3.values())
     assert r4 and all(not f & used3 for f in r4.values())
+    # --max-per-fact 1: no fact in two items of the round (control: round 1, drawn the
+    # same way without it, names one fact in several)
+    assert max(Counter(f for fs in r1.values() for f in fs).values()) > 1
+    assert new("--max-per-fact", "1", "--reuse", "allow")["round"] == 5
+    r5 = round_facts(films, 5)
+    assert r5 and max(Counter(f for fs in r5.values() for f in fs).values()) == 1
 
 
 def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> None:  # noqa: F811

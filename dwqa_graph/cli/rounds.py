@@ -55,16 +55,20 @@ def _int_list(text: str | None) -> list[int] | None:
                    "(disjoint; a graph without another path sits the round out), only "
                    "where nothing else is left (avoid), like any other (allow), or only "
                    "they (prefer).")
+@click.option("--max-per-fact", type=click.IntRange(min=1),
+              help="At most this many of the round's items name one fact (default: no cap; "
+                   "seed graphs citing one page share its facts, and a cap costs items).")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str | None,
               dataset: str | None, round_t: int | None,
-              reuse: Reuse, as_json: bool) -> None:
+              reuse: Reuse, max_per_fact: int | None, as_json: bool) -> None:
     """Create round t: draw, word, check and store one QA item per seed graph."""
     gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8))
     with open_store(settings) as store:
-        report = new_round(store, seed=seed, generator=gen, cfg=SampleConfig(reuse=reuse),
+        report = new_round(store, seed=seed, generator=gen,
+                           cfg=SampleConfig(reuse=reuse, max_per_fact=max_per_fact),
                            dataset=dataset, t=round_t)
 
     def human() -> None:

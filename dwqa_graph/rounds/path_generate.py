@@ -403,18 +403,21 @@ def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> _Steer:
 
 
 def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
-          taken: frozenset[str] | set[str], used: frozenset[str] = frozenset()) -> Path | None:
+          taken: frozenset[str] | set[str], used: frozenset[str] = frozenset(),
+          crowded: frozenset[str] = frozenset()) -> Path | None:
     """Draw ``attempt`` as ``cfg.reuse`` steers it; ``used``: the facts the round's items so
-    far compute from, which a fresh round's draws prefer (``paths.draw``)."""
+    far compute from, which a fresh round's draws prefer; ``crowded``: the facts at
+    ``cfg.max_per_fact`` items, which no draw takes (``paths.draw``)."""
     steer = _exclude(g, cfg, r, attempt)
     if steer.only_previous:
         reused = g.model_copy(update={"paths": [
             p for p in g.paths if all(f.id in cfg.previous_facts for f in p.facts)]})
-        return draw(reused, r, attempt, taken=taken) or draw(g, r, attempt, taken=taken)
+        return (draw(reused, r, attempt, taken=taken, crowded=crowded)
+                or draw(g, r, attempt, taken=taken, crowded=crowded))
     got = draw(g, r, attempt, exclude=steer.banned, leaked=steer.leaked, taken=taken,
-               used=used if cfg.reuse == "fresh" else ())
+               used=used if cfg.reuse == "fresh" else (), crowded=crowded)
     if got is None and cfg.reuse == "avoid" and steer.banned:
-        return draw(g, r, attempt, taken=taken)
+        return draw(g, r, attempt, taken=taken, crowded=crowded)
     return got
 
 
@@ -513,6 +516,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
     attempts = 0
     taken: set[str] = set()  # paths asked by an earlier graph of this round
     used: set[str] = set()  # the facts they compute from (``paths.draw``)
+    named: Counter[str] = Counter()  # how many of them name each fact
     # page texts for the not-verbatim check, read once per round: graphs share pages
     texts: dict[str, str] = {}
     # with a model: the paths each graph offers it, checked under their template wording
@@ -527,8 +531,10 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
         nonlocal attempts
         got: list[tuple[PathDraw, Rendered]] = []
         taken_before, used_before = frozenset(taken), frozenset(used)
+        crowded = frozenset(f for f, n in named.items()
+                            if cfg.max_per_fact is not None and n >= cfg.max_per_fact)
         for attempt in range(cfg.attempts):
-            path = _draw(g, cfg, r, attempt, taken_before, used_before)
+            path = _draw(g, cfg, r, attempt, taken_before, used_before, crowded)
             if path is None:
                 reasons.append("no_path" if not g.paths else
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
@@ -549,6 +555,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                 continue
             taken.add(path.key)
             used.update(f.id for f in path.computed_from)
+            named.update({f.id for f in path.facts})
             got.append((PathDraw(g.query_id, r, attempt, path), rendered))
             if len(got) == want:
                 return got

@@ -264,7 +264,8 @@ def _graph_fact(f: PathFact, usable: set[str]) -> PathFact:
 
 def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
          forms: Iterable[str] = FORMS, taken: Iterable[str] = (),
-         leaked: Iterable[str] = (), used: Iterable[str] = ()) -> Path | None:
+         leaked: Iterable[str] = (), used: Iterable[str] = (),
+         crowded: Iterable[str] = ()) -> Path | None:
     """Round draw ``attempt`` of graph ``g`` with r_i,t = ``r``: a form uniformly among those
     the graph has (so a graph rich in one form still gives the others), then a kind of it
     uniformly (``Path.kind``: a person's page pairs each event with the birth, and "how old
@@ -281,8 +282,10 @@ def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
     ask about few of its facts, and the next fresh round, which may not compute from them
     alone, still finds the page's other facts. (Drawn without it, a round's items took
     nearly every askable fact of the pages several seed graphs cite, and the round after
-    had items for 8% of the FreshQA graphs against 75%.)"""
-    banned = set(exclude)
+    had items for 8% of the FreshQA graphs against 75%.)
+    ``crowded``: facts as many of the round's items already name as it allows
+    (``SampleConfig.max_per_fact``); paths naming one are skipped."""
+    banned = set(exclude) | set(crowded)
     known = set(leaked)
     asked = set(taken)
     allowed = set(forms)

@@ -30,6 +30,11 @@ class SampleConfig(BaseModel):
         "half of a graph's attempts and while a path without them is left; 'allow' ignores "
         "them (independent draws); 'prefer' draws only paths made of them while there is "
         "one (heavy reuse). See ``path_generate._exclude``.")
+    max_per_fact: int | None = Field(
+        None, ge=1, description="How many of a round's items may name one fact (None: no "
+        "cap). Seed graphs that share a page share its facts, and a fresh round's draws "
+        "prefer the facts its items already use (``paths.draw``): uncapped, one fact of a "
+        "page many graphs cite stood in up to 9 items of a round.")
     reuse_share: float = Field(
         1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
         "(chosen per graph and round from r); the others draw as with 'allow'.")

@@ -139,6 +139,7 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                                     "--reuse", "allow"], env=env)
     assert out.exit_code == 0, out.output
     assert "1 items for 1 seed graphs" in out.output and "two-option share" in out.output
+    assert "one fact in at most 1 items; 0 items on a repeated pair" in out.output
     # A graph that also holds a round of another generator (marked so here): collisions
     # refuse it, and the report counts the paths generator's rounds instead of failing.
     from dwqa_graph.report.data import gather
@@ -391,6 +392,14 @@ def test_set_quality_counts() -> None:
     assert q["two_option_share"] == 0.0 and q["answer_types"] == {"date": 10}
     assert q["median_k"] == 40 and q["collision_bound"]["bound"] == 0.25
     assert q["relations"] == {"born": 10, "directed_by": 10}
+    # ten items on one pair of facts: each names both, each repeats the pair
+    assert q["most_items_naming_one_fact"] == 10 and q["items_on_a_repeated_fact_pair"] == 10
+    # control: two items on different pairs sharing one fact repeat no pair
+    died = BORN.model_copy(update={"id": "jc-died", "relation": "died", "year": 2050})
+    other = FactPath(form="bridge", facts=[TITANIC, died])
+    two = [gen.candidate(x, render(x, random.Random(0))) for x in (p, other)]
+    q2 = set_quality(two, [20])
+    assert q2["most_items_naming_one_fact"] == 2 and q2["items_on_a_repeated_fact_pair"] == 0
 
 
 def test_a_credit_needs_the_person_of_its_role() -> None:

@@ -80,6 +80,8 @@ def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str 
                    f"{q['answer_types']}, {q['phrasings']} phrasings, median K "
                    f"{q['median_k']}, collision bound at {q['collision_bound']['rounds']} "
                    f"rounds {q['collision_bound']['bound']}")
+        click.echo(f"  one fact in at most {q['most_items_naming_one_fact']} items; "
+                   f"{q['items_on_a_repeated_fact_pair']} items on a repeated pair of facts")
 
     emit(as_json, report.model_dump(), human)
 

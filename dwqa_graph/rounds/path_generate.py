@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import random
 import re
@@ -618,6 +619,11 @@ def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> 
     unchanged between rounds, the worst case)."""
     n = len(items)
     k = statistics.median(pool) if pool else 0
+    # variety: how many items name one fact (graphs citing one page share its facts), and
+    # items on a pair of facts another item already asks about (QUALITY.md: none)
+    named = Counter(f for q in items for f in set(q.used_facts))
+    pairs = Counter(frozenset(c) for q in items
+                    for c in itertools.combinations(sorted(set(q.used_facts)), 2))
     return {
         "two_option_share": round(sum(bool(q.detail.get("two_option")) for q in items) / n, 4)
         if n else 0.0,
@@ -626,6 +632,11 @@ def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> 
         "relations": dict(sorted(Counter(
             f.split(" | ")[1] for q in items for f in q.detail.get("facts", [])).items())),
         "phrasings": len({q.detail.get("phrasing") for q in items}),
+        "most_items_naming_one_fact": max(named.values(), default=0),
+        "items_on_a_repeated_fact_pair": sum(
+            any(pairs[frozenset(c)] > 1
+                for c in itertools.combinations(sorted(set(q.used_facts)), 2))
+            for q in items),
         "median_k": k,
         "collision_bound": {"rounds": horizon,
                             "bound": round(min(1.0, horizon * (horizon - 1) / (2 * k)), 4)

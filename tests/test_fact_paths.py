@@ -557,16 +557,18 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
     about the environment?" name events that happened more than once. Controls: the same
     verbs with the one occasion named ("first met", "his 100th appearance", a work or a
     role appeared in, a quoted title), and an event of another verb, are asked."""
-    bar = fact("Joe Biden", "event", year=1969, phrase="was admitted to the Delaware bar",
-               verb="admit", subject_pronoun="he")
+    def event(verb: str, phrase: str, year: int = 2016) -> PathFact:
+        return fact("Joe Biden", "event", year=year, phrase=phrase, verb=verb,
+                    subject_pronoun="he")
+
+    bar = event("admit", "was admitted to the Delaware bar", 1969)
     for verb, phrase in (("visit", "visited Serbia"),
                          ("speak", "spoke to the BBC about the environment"),
                          ("meet", "met with Indian Prime Minister Narendra Modi"),
                          ("appear", "appeared at the White House Correspondents' Dinner"),
                          ("play", "played at the Tal Memorial in Moscow"),
                          ("play", "played for New South Wales")):
-        again = fact("Joe Biden", "event", year=2016, phrase=phrase, verb=verb,
-                     subject_pronoun="he")
+        again = event(verb, phrase)
         assert recurring(again)
         with pytest.raises(Unworded, match="recurring_event"):
             render(FactPath(form="temporal", facts=[bar, again]), random.Random(0))
@@ -581,8 +583,7 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
                          ("appear", "appeared as Vivian Daniels"),
                          ("play", "played Mika Cavanaugh in the BBC iPlayer teen series"),
                          ("criticize", 'criticized the lyrics of West\'s single "Famous"')):
-        once = fact("Joe Biden", "event", year=2016, phrase=phrase, verb=verb,
-                    subject_pronoun="he")
+        once = event(verb, phrase)
         assert not recurring(once)
         assert render(FactPath(form="temporal", facts=[bar, once]),
                       random.Random(0)).answer == "47 years"

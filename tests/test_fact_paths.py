@@ -29,7 +29,13 @@ from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.llm import LLM, OpenAICompatChat
 from dwqa_graph.rounds import path_generate as path_gen_mod
 from dwqa_graph.rounds import paths as paths_mod
-from dwqa_graph.rounds.path_generate import PathGenerator, path_problems, set_quality
+from dwqa_graph.rounds.path_generate import (
+    PathGenerator,
+    askable,
+    is_wordable,
+    path_problems,
+    set_quality,
+)
 from dwqa_graph.rounds.paths import Path as FactPath
 from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
 from dwqa_graph.rounds.render import (
@@ -129,6 +135,14 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
     [per] = stats["graphs"].values()
     k = len(path_gen_mod.wordable(g).paths)
     assert per["k_per_round"] == [k] * 2 and report.set_quality["median_k"] == k > 0
+    # --checked: only the paths whose wording passes the checks against their pages
+    checked = collisions(store, rounds=[report.round, again.round], checked=True)
+    [cper] = checked["graphs"].values()
+    texts = {r["id"]: r["text"] for r in store.query(
+        "rounds/version_texts", ids=[d.version_id for d in g.documents])}
+    ask = sum(path_gen_mod.askable(g, p, texts) for p in g.paths)
+    assert cper["k_per_round"] == [ask] * 2 and 0 < ask <= k
+    assert checked["k_counts"] == "askable" and stats["k_counts"] == "wordable"
     # pool_sizes counts what ``keep`` keeps (control: without it, every Cypher candidate)
     spec = [{"query_id": g.query_id, "versions": [d.version_id for d in g.documents]}]
     assert paths_mod.pool_sizes(store, spec) == {g.query_id: len(g.paths)}
@@ -587,6 +601,28 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
         assert not recurring(once)
         assert render(FactPath(form="temporal", facts=[bar, once]),
                       random.Random(0)).answer == "47 years"
+
+
+def test_a_path_whose_every_wording_copies_its_page_is_not_askable() -> None:
+    """K for the collision bound counts the candidates a round can draw: a path a template
+    words but whose phrase is eight words of its sentence copies a run in any frame
+    (``askable``). Control: the same pair with a short phrase is askable."""
+    def event(phrase: str, year: int, sentence: str) -> PathFact:
+        return fact("Taylor Swift", "event", year=year, phrase=phrase, verb="sign",
+                    subject_pronoun="she", evidence=sentence)
+
+    first = event("signed with Big Machine Records", 2005,
+                  "In 2005, Swift signed with Big Machine Records.")
+    long = event("signed a global publishing deal with Universal Music Publishing Group", 2016,
+                 "In 2016, Swift signed a global publishing deal with Universal Music "
+                 "Publishing Group.")
+    short = event("signed with Republic Records", 2018, "In 2018, Swift signed with Republic "
+                  "Records.")
+    texts = {"v1": " ".join(f.evidence for f in (first, long, short))}
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
+    copied = FactPath(form="temporal", facts=[first, long])
+    assert is_wordable(copied) and not askable(g, copied, texts)
+    assert askable(g, FactPath(form="temporal", facts=[first, short]), texts)
 
 
 def test_event_wording_names_the_subject_again_by_surname() -> None:

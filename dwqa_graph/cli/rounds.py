@@ -160,12 +160,16 @@ def round_freeze(settings: Settings, t: int, as_json: bool) -> None:
               help="Target collision probability for the K-needed figures.")
 @click.option("--simulate", "trials", type=int, default=0,
               help="Monte-Carlo trials per graph (0: none).")
+@click.option("--checked", is_flag=True,
+              help="Count in K only the paths whose wording passes every check against its "
+                   "pages (the candidates a rule round can draw; about a second per "
+                   "full-page graph). Default: the paths a template words, an upper bound.")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_collisions(settings: Settings, rounds_text: str | None, delta: float, trials: int,
-                     as_json: bool) -> None:
+                     checked: bool, as_json: bool) -> None:
     """Candidate pool size K, overlap J_max, observed repeats and the collision bound."""
     with open_store(settings) as store:
-        stats = collisions(store, _int_list(rounds_text), delta, trials)
+        stats = collisions(store, _int_list(rounds_text), delta, trials, checked=checked)
     emit(as_json, stats, lambda: click.echo(json.dumps(stats["aggregate"], indent=2)))

@@ -44,12 +44,14 @@ from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
 from dwqa_graph.rounds.generate import QACandidate
 from dwqa_graph.rounds.paths import (
     FORMS,
+    PATH_BATCH,
     Path,
     PathFact,
     PathGraph,
     draw,
     form_params,
     load_path_graphs,
+    paths_of,
 )
 from dwqa_graph.rounds.render import (
     CHOICE_SHARE,
@@ -491,6 +493,41 @@ def wordable(g: PathGraph, last_resort: bool = True) -> PathGraph:
     graph's draws (``SampleConfig.attempts``) and does not count in its pool K (here, in
     ``bench_paths`` and in ``dwqa round collisions``)."""
     return g.model_copy(update={"paths": [p for p in g.paths if is_wordable(p, last_resort)]})
+
+
+def askable(g: PathGraph, p: Path, texts: dict[str, str]) -> bool:
+    """Whether a rule round can ask ``p``: a template words it and, under one of the first
+    ``REWORDINGS`` draw seeds, the wording passes every check against its pages ``texts``
+    (version id -> text). A wordable path may still never pass: a phrase of eight words
+    copies its sentence in any frame, a page states both years in one sentence."""
+    if not is_wordable(p):
+        return False
+    last_resort = not is_wordable(p, last_resort=False)
+    for seed in range(REWORDINGS):
+        try:
+            _, problems = _worded(g, p, f"askable:{seed}", texts, last_resort)
+        except Unworded:
+            continue
+        if not problems:
+            return True
+    return False
+
+
+def checked_pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, int]:
+    """K per entry of ``graphs`` ([{query_id, versions}]) counting only the ``askable``
+    paths: the candidates a rule round can actually draw. (``paths.pool_sizes`` with
+    ``is_wordable`` counts the paths a template words, an upper bound; this reads the
+    pages' texts and checks every path, about a second per full-page graph. The seed
+    question's own re-asking is not checked: the entries are evidence sets, not queries.)"""
+    k = {g["query_id"]: 0 for g in graphs}
+    for i in range(0, len(graphs), PATH_BATCH):
+        batch = graphs[i:i + PATH_BATCH]
+        versions = sorted({v for g in batch for v in g["versions"]})
+        texts = {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=versions)}
+        for q, paths in paths_of(store, batch).items():
+            g = PathGraph(query_id=q, question="", evidence_round=0, documents=[], paths=paths)
+            k[q] = sum(askable(g, p, texts) for p in paths)
+    return k
 
 
 def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,

@@ -33,6 +33,7 @@ from dwqa_graph.rounds.generate import QACandidate, theta_hash
 from dwqa_graph.rounds.path_generate import (
     PathDraw,
     PathGenerator,
+    checked_pool_sizes,
     is_path_generator,
     is_wordable,
     path_round,
@@ -247,12 +248,15 @@ def freeze_round(store: Store, t: int) -> dict[str, Any]:
 
 # -- collision statistics ----------------------------------------------------------------------
 def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.05,
-               trials: int = 0) -> dict[str, Any]:
+               trials: int = 0, checked: bool = False) -> dict[str, Any]:
     """Per seed graph: pool size K per round, overlap J between rounds (the pool over the
     evidence both rounds share: facts are version-specific, so a path is in both pools
     exactly when all its facts are), the observed repeat rate of the items actually
     drawn, the bound t(t-1)J_max/(2K^2) and the K needed for ``delta``, tight and as printed
-    in the paper. ``trials`` > 0 adds a Monte-Carlo estimate for each graph's (t, K, J)."""
+    in the paper. ``trials`` > 0 adds a Monte-Carlo estimate for each graph's (t, K, J).
+    K counts the paths a template words; ``checked``: only those whose wording passes every
+    check against its pages (``path_generate.askable``), slower and smaller -- the
+    candidates a rule round can draw."""
     from dwqa_graph.rounds.collisions import aggregate, graph_stats
 
     # default: rounds that were written (a claimed round whose run died holds nothing)
@@ -277,9 +281,10 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     sets = distinct | {a & b for gs in groups.values() for i, a in enumerate(gs)
                        for b in gs[i + 1:]}
     keys = {vs: str(n) for n, vs in enumerate(sorted(sets, key=sorted))}
-    # K as a round counts it: the paths a template words
-    sizes = pool_sizes(store, [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets],
-                       keep=is_wordable)
+    # K as a round counts it: the paths a template words (checked: that pass the checks)
+    entries = [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets]
+    sizes = (checked_pool_sizes(store, entries) if checked
+             else pool_sizes(store, entries, keep=is_wordable))
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_claims", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])
@@ -300,7 +305,7 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
                 weights[key] = count[a] * count[b]
         graphs[q] = graph_stats([sizes[keys[per[r]]] for r in present], overlaps, delta,
                                 drawn=drawn.get(q), trials=trials, weights=weights)
-    return {"rounds": rounds, "delta": delta,
+    return {"rounds": rounds, "delta": delta, "k_counts": "askable" if checked else "wordable",
             "graphs": {q: g.model_dump() for q, g in graphs.items()},
             "aggregate": aggregate(graphs, delta)}
 

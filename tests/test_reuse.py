@@ -22,7 +22,7 @@ from dwqa_graph.rounds.generate import theta_hash
 from dwqa_graph.rounds.path_generate import PathGenerator, _draw
 from dwqa_graph.rounds.paths import Path as FactPath
 from dwqa_graph.rounds.paths import PathFact, PathGraph
-from dwqa_graph.rounds.round import export_round, new_round
+from dwqa_graph.rounds.round import export_round, export_rows, new_round, previous_facts
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 
 from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
@@ -182,6 +182,32 @@ def test_preferring_the_rounds_facts_leaves_the_next_round_items() -> None:
     assert first == 10 and second < 10
 
 
+def test_a_fresh_round_draws_a_graphs_recent_candidates_last() -> None:
+    """A graph's own items of the last rounds come last in their tier: the collision bound
+    counts a graph asking its own item again. Control: without them the draw takes the
+    same first path; 'allow' draws ignore them."""
+    for s in range(30):
+        r = graph_seed(s, "q1")
+        first = _draw(WIDE, SampleConfig(), r, 0, set())
+        assert first is not None
+        cfg = SampleConfig(recent={"q1": frozenset({first.key})})
+        again = _draw(WIDE, cfg, r, 0, set())
+        assert again is not None and again.key != first.key
+        # the rest of the order is the draw's own, the recent path moved to its end
+        n = len(WIDE.paths)
+        assert [_draw(WIDE, cfg, r, a, set()) for a in range(n)] == \
+            [_draw(WIDE, SampleConfig(), r, a, set()) for a in range(1, n)] + [first]
+        # another graph's recent items change nothing
+        assert _draw(WIDE, SampleConfig(recent={"q2": frozenset({first.key})}), r, 0,
+                     set()) == first
+        allow = SampleConfig(reuse="allow", recent=cfg.recent)
+        assert _draw(WIDE, allow, r, 0, set()) == _draw(WIDE, SampleConfig(reuse="allow"),
+                                                        r, 0, set())
+    # a graph with only its recent path still asks it
+    only = _draw(NARROW, SampleConfig(recent={"q1": frozenset({"temporal:a,b"})}), 1, 0, set())
+    assert only is not None and only.key == "temporal:a,b"
+
+
 def _one_round(page: PathGraph, graphs: int, cap: int | None) -> Counter[str]:
     """How many items name each fact in one fresh round of ``graphs`` seed graphs citing one
     page, drawn as ``path_round`` draws them (the round's facts preferred, at most ``cap``
@@ -269,6 +295,16 @@ def test_rounds_fresh_by_default_prefer_on_request(films: Store,  # noqa: F811
     assert len(reused) >= 0.8 * len(r4) and len(reused) >= 4
     rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert {r["theta_hash"] for r in rows} == {fresh.theta_hash}
+    # a fresh round reads each graph's candidates of the last RECENT_ROUNDS rounds, keyed as
+    # Path.key spells them (counted here from the export of rounds 1-4)
+    recent = previous_facts(store, 5, SampleConfig()).recent
+    expected: dict[str, set[str]] = {}
+    for t in (1, 2, 3, 4):
+        for row in export_rows(store, t):
+            facts = ",".join(sorted(p["fact_id"] for p in row["provenance"]))
+            expected.setdefault(row["query_id"], set()).add(f"{row['pattern']}:{facts}")
+    assert recent and {q: set(k) for q, k in recent.items()} == expected
+    assert previous_facts(store, 5, SampleConfig(reuse="disjoint")).recent == {}
 
 
 def test_round_new_cli_reuse_option(films: Store, env: dict[str, str]) -> None:  # noqa: F811

@@ -71,8 +71,11 @@ from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 #: drawn (``wordable``), the last-resort wordings only for a graph with no other item, and at
 #: most ``LAST_RESORT_SHARE`` of a rule round's items); 7: every two events of a subject
 #: are a path, not consecutive ones only, and a fresh round's draws prefer the facts its
-#: items already compute from (``paths.draw``'s ``used``).
-PATH_GENERATOR_VERSION = "7"
+#: items already compute from (``paths.draw``'s ``used``); 8: a fresh round draws each
+#: graph's own candidates of the last ``RECENT_ROUNDS`` rounds last in their tier
+#: (``paths.draw``'s ``recent``: FreshQA graphs that repeated an item within 5 rounds,
+#: 34% -> 12%).
+PATH_GENERATOR_VERSION = "8"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
 #: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
@@ -417,8 +420,10 @@ def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
             p for p in g.paths if all(f.id in cfg.previous_facts for f in p.facts)]})
         return (draw(reused, r, attempt, taken=taken, crowded=crowded)
                 or draw(g, r, attempt, taken=taken, crowded=crowded))
+    fresh = cfg.reuse == "fresh"
     got = draw(g, r, attempt, exclude=steer.banned, leaked=steer.leaked, taken=taken,
-               used=used if cfg.reuse == "fresh" else (), crowded=crowded)
+               used=used if fresh else (), crowded=crowded,
+               recent=cfg.recent.get(g.query_id, ()) if fresh else ())
     if got is None and cfg.reuse == "avoid" and steer.banned:
         return draw(g, r, attempt, taken=taken, crowded=crowded)
     return got

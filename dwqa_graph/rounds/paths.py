@@ -265,7 +265,7 @@ def _graph_fact(f: PathFact, usable: set[str]) -> PathFact:
 def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
          forms: Iterable[str] = FORMS, taken: Iterable[str] = (),
          leaked: Iterable[str] = (), used: Iterable[str] = (),
-         crowded: Iterable[str] = ()) -> Path | None:
+         crowded: Iterable[str] = (), recent: Iterable[str] = ()) -> Path | None:
     """Round draw ``attempt`` of graph ``g`` with r_i,t = ``r``: a form uniformly among those
     the graph has (so a graph rich in one form still gives the others), then a kind of it
     uniformly (``Path.kind``: a person's page pairs each event with the birth, and "how old
@@ -284,7 +284,9 @@ def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
     nearly every askable fact of the pages several seed graphs cite, and the round after
     had items for 8% of the FreshQA graphs against 75%.)
     ``crowded``: facts as many of the round's items already name as it allows
-    (``SampleConfig.max_per_fact``); paths naming one are skipped."""
+    (``SampleConfig.max_per_fact``); paths naming one are skipped.
+    ``recent``: path keys this graph was asked in the last few rounds; they come last in
+    their tier (a graph re-asking its own item is what the collision bound counts)."""
     banned = set(exclude) | set(crowded)
     known = set(leaked)
     asked = set(taken)
@@ -306,7 +308,8 @@ def draw(g: PathGraph, r: int, attempt: int, exclude: Iterable[str] = (),
         form = rng.choice(sorted(f for f, kinds in queues.items() if any(kinds.values())))
         kind = rng.choice(sorted(k for k, ps in queues[form].items() if ps))
         order.append(queues[form][kind].pop())
-    spent = set(used)
-    if spent:  # a stable sort: each tier keeps the draw's order
-        order.sort(key=lambda p: sum(f.id not in spent for f in p.computed_from))
+    spent, asked_here = set(used), set(recent)
+    if spent or asked_here:  # a stable sort: each tier keeps the draw's order
+        order.sort(key=lambda p: (sum(f.id not in spent for f in p.computed_from),
+                                  p.key in asked_here))
     return order[attempt] if attempt < len(order) else None

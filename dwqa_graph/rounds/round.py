@@ -40,7 +40,7 @@ from dwqa_graph.rounds.path_generate import (
     set_quality,
 )
 from dwqa_graph.rounds.paths import pool_sizes
-from dwqa_graph.rounds.sampling import SampleConfig
+from dwqa_graph.rounds.sampling import RECENT_ROUNDS, SampleConfig
 
 WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapshot",
                "rounds/quality")
@@ -314,8 +314,14 @@ def previous_facts(store: Store, t: int, cfg: SampleConfig,
                    previous: int | None = None) -> SampleConfig:
     """``cfg`` with the fact ids the items of round ``previous`` (default t-1) used, and
     those of every fact stating the same thing from another sentence, for ``cfg.reuse``
-    (not read when it is 'allow')."""
+    (not read when it is 'allow'); for a fresh round also each graph's candidates of the
+    ``RECENT_ROUNDS`` rounds up to ``previous``."""
     if cfg.reuse == "allow" or previous == 0:
         return cfg
-    rows = store.query("rounds/previous_facts", t=t - 1 if previous is None else previous)
-    return cfg.model_copy(update={"previous_facts": frozenset(r["id"] for r in rows)})
+    last = t - 1 if previous is None else previous
+    rows = store.query("rounds/previous_facts", t=last)
+    recent = {} if cfg.reuse != "fresh" else {
+        r["query_id"]: frozenset(r["keys"])
+        for r in store.query("rounds/recent_items", first=last - RECENT_ROUNDS + 1, last=last)}
+    return cfg.model_copy(update={"previous_facts": frozenset(r["id"] for r in rows),
+                                  "recent": recent})

@@ -43,6 +43,16 @@ class SampleConfig(BaseModel):
         "(with every fact stating the same from another sentence); "
         "set by ``new_round`` from the graph (not part of θ: it is graph state, like the "
         "evidence).")
+    recent: dict[str, frozenset[str]] = Field(
+        default_factory=dict, exclude=True, description="Per seed graph, the candidates "
+        "(``Path.key``) its items were in the ``RECENT_ROUNDS`` rounds up to the previous "
+        "one; a fresh round draws them last. Set by ``new_round`` (graph state, like "
+        "``previous_facts``).")
+
+
+#: How many rounds back a fresh round looks for a graph's own candidates to draw last: the
+#: collision bound's horizon is 5 rounds, so the 4 before it.
+RECENT_ROUNDS = 4
 
 
 def graph_seed(round_seed: int | str, graph_id: str) -> int:

@@ -574,8 +574,9 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
         nonlocal attempts
         got: list[tuple[PathDraw, Rendered]] = []
         taken_before, used_before = frozenset(taken), frozenset(used)
-        crowded = frozenset(f for f, n in named.items()
-                            if cfg.max_per_fact is not None and n >= cfg.max_per_fact)
+        cap = cfg.max_per_fact
+        crowded = frozenset() if cap is None else frozenset(
+            f for f, n in named.items() if n >= cap)
         for attempt in range(cfg.attempts):
             path = _draw(g, cfg, r, attempt, taken_before, used_before, crowded)
             if path is None:
@@ -664,8 +665,9 @@ def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> 
     # variety: how many items name one fact (graphs citing one page share its facts), and
     # items on a pair of facts another item already asks about (QUALITY.md: none)
     named = Counter(f for q in items for f in set(q.used_facts))
-    pairs = Counter(frozenset(c) for q in items
-                    for c in itertools.combinations(sorted(set(q.used_facts)), 2))
+    item_pairs = [{frozenset(c) for c in itertools.combinations(set(q.used_facts), 2)}
+                  for q in items]
+    pairs = Counter(p for ps in item_pairs for p in ps)
     return {
         "two_option_share": round(sum(bool(q.detail.get("two_option")) for q in items) / n, 4)
         if n else 0.0,
@@ -675,10 +677,8 @@ def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> 
             f.split(" | ")[1] for q in items for f in q.detail.get("facts", [])).items())),
         "phrasings": len({q.detail.get("phrasing") for q in items}),
         "most_items_naming_one_fact": max(named.values(), default=0),
-        "items_on_a_repeated_fact_pair": sum(
-            any(pairs[frozenset(c)] > 1
-                for c in itertools.combinations(sorted(set(q.used_facts)), 2))
-            for q in items),
+        "items_on_a_repeated_fact_pair": sum(any(pairs[p] > 1 for p in ps)
+                                             for ps in item_pairs),
         "median_k": k,
         "collision_bound": {"rounds": horizon,
                             "bound": round(min(1.0, horizon * (horizon - 1) / (2 * k)), 4)

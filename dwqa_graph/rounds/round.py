@@ -320,8 +320,10 @@ def previous_facts(store: Store, t: int, cfg: SampleConfig,
         return cfg
     last = t - 1 if previous is None else previous
     rows = store.query("rounds/previous_facts", t=last)
-    recent = {} if cfg.reuse != "fresh" else {
-        r["query_id"]: frozenset(r["keys"])
-        for r in store.query("rounds/recent_items", first=last - RECENT_ROUNDS + 1, last=last)}
+    recent: dict[str, set[str]] = {}
+    if cfg.reuse == "fresh":
+        window = list(range(last - RECENT_ROUNDS + 1, last + 1))
+        for r in store.query("rounds/items_claims", rounds=window):
+            recent.setdefault(r["query_id"], set()).add(r["candidate"])
     return cfg.model_copy(update={"previous_facts": frozenset(r["id"] for r in rows),
-                                  "recent": recent})
+                                  "recent": {q: frozenset(k) for q, k in recent.items()}})

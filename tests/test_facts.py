@@ -803,6 +803,46 @@ def test_an_events_core_keeps_what_names_it(nlp: CoreNLP) -> None:
                 "in Greenland.") == set()
 
 
+def test_an_events_core_leaves_out_a_trailing_aside_and_a_things_purpose(nlp: CoreNLP) -> None:
+    """Rules 38: a modifier set off by a comma at the phrase's end, and the purpose of a
+    thing the object names, are left out of the core once the rest names something; a
+    list's later items, a person's task and a phrase that would then name nothing are not."""
+    def read(title: str, sentence: str) -> set[tuple[str | None, str | None]]:
+        return {(f.phrase, f.short_phrase) for f in facts_of(nlp, title, sentence)
+                if f.relation == "event"}
+
+    # a circumstance after a comma (the core was refused before: "..., following" is no
+    # prefix ending in a space)
+    assert read("Gary Neville", "In 2019, Neville was appointed interim head coach of Salford "
+                "City, following the departure of Graham Alexander.") == {
+        ("was appointed interim head coach of Salford City, following the departure of Graham "
+         "Alexander", "was appointed interim head coach of Salford City")}
+    # an aside inside the verb's complement, and asides on the verb
+    assert read("Microsoft", "In 2014, Microsoft announced a $2.5 billion deal to buy Mojang, "
+                "along with the ownership of the Minecraft intellectual property.") == {
+        ("announced a $2.5 billion deal to buy Mojang, along with the ownership of the "
+         "Minecraft intellectual property", "announced a $2.5 billion deal to buy Mojang")}
+    assert read("Twitter", "In 2023, Twitter reacquired the domain X.com, for an undisclosed "
+                "amount, from PayPal.") == {
+        ("reacquired the domain X.com, for an undisclosed amount, from PayPal",
+         "reacquired the domain X.com")}
+    # a deal's purpose
+    assert read("Netflix", "In 2020, Netflix signed a long-term lease with Aviva Investors to "
+                "operate and expand the Longcross Studios in Surrey.") == {
+        ("signed a long-term lease with Aviva Investors to operate and expand the Longcross "
+         "Studios in Surrey", "signed a long-term lease with Aviva Investors")}
+    # controls: what a person was urged to do is the event; without the purpose the deal
+    # names nothing; a list is one phrase; nothing set off, nothing left out
+    assert read("Joe Biden", "In 2015, Biden urged Obama to veto the Keystone XL bill.") == {
+        ("urged Obama to veto the Keystone XL bill", None)}
+    assert read("Netflix", "In 2011, Netflix signed a deal to stream movies of Relativity "
+                "Media.") == {("signed a deal to stream movies of Relativity Media", None)}
+    assert read("Netflix", "In 2016, Netflix launched in Italy, Portugal, and Spain.") == {
+        ("launched in Italy, Portugal, and Spain", None)}
+    assert read("Twitter", "In 2023, Twitter reacquired the domain X.com from PayPal.") == {
+        ("reacquired the domain X.com from PayPal", None)}
+
+
 def test_rules_17_controlled_subjects_labels_and_titles(nlp: CoreNLP) -> None:
     """From the blind labels of rules 16, each with the sentence that still gives a fact."""
     def got(title: str, *sentences: str) -> set[tuple[str, str, str]]:

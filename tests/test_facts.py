@@ -841,6 +841,9 @@ def test_an_events_core_leaves_out_a_trailing_aside_and_a_things_purpose(nlp: Co
         ("launched in Italy, Portugal, and Spain", None)}
     assert read("Twitter", "In 2023, Twitter reacquired the domain X.com from PayPal.") == {
         ("reacquired the domain X.com from PayPal", None)}
+    drive = ("ordered additional sports docuseries from Drive to Survive producers Box to Box "
+             "Films")
+    assert read("Netflix", f"In 2022, Netflix {drive}.") == {(drive, None)}
 
 
 def test_rules_17_controlled_subjects_labels_and_titles(nlp: CoreNLP) -> None:

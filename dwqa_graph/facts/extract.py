@@ -637,7 +637,9 @@ def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]
     the verb, so every question naming them copied a run of its page):
     - the purpose of a thing the verb's object names ("signed a first-look deal with Millie
       Bobby Brown [to develop and star in several projects ...]"); not what a person was
-      asked to do ("urged Obama [to veto the bill]": the xcomp's controller is a person);
+      asked to do ("urged Obama [to veto the bill]": the xcomp's controller is a person),
+      nor a name's part the parser took for a clause ("from Drive [to Survive producers
+      ...]": a capitalised verb);
     - a modifier set off by a comma, at any depth: an aside by its punctuation ("declared
       the outbreak of COVID-19[, centered on Wuhan in central China]", "announced a deal to
       buy Mojang[, along with the ownership of ...]"). A list's next item is no aside
@@ -648,6 +650,7 @@ def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]
     sub = set().union(*(_subtree(sent, d) for d in xs)) & core if xs else set()
     rest = core - sub
     if (sub and rest - {v} and min(sub) > max(rest)
+            and all(sent.token(d).word.islower() for d in xs)
             and any(sent.token(m).word.lower() == "to" for d in xs for m in sent.deps(d, "mark"))
             and (ctl := [c for d in xs for c in sent.deps(d, "nsubj:xsubj")])
             and all(sent.token(c).pos in ("NN", "NNS") for c in ctl)

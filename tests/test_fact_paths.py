@@ -581,7 +581,10 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
                          ("meet", "met with Indian Prime Minister Narendra Modi"),
                          ("appear", "appeared at the White House Correspondents' Dinner"),
                          ("play", "played at the Tal Memorial in Moscow"),
-                         ("play", "played for New South Wales")):
+                         ("play", "played for New South Wales"),
+                         ("sail", "sailed to New York"),  # templates 18, review R40
+                         ("contract", "contracted COVID-19"),
+                         ("test", "tested positive for COVID-19")):
         again = event(verb, phrase)
         assert recurring(again)
         with pytest.raises(Unworded, match="recurring_event"):
@@ -593,6 +596,7 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
                          ("appear", "made his 100th appearance for United"),
                          ("perform", "gave his final performance at the Hilton"),
                          ("sign", "signed for Al Nassr"),
+                         ("sail", "sailed on the Titanic's maiden voyage"),
                          ("appear", "appeared in Adam McKay's film Don't Look Up"),
                          ("appear", "appeared as Vivian Daniels"),
                          ("play", "played Mika Cavanaugh in the BBC iPlayer teen series"),

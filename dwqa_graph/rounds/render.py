@@ -60,8 +60,9 @@ CHOICE_SHARE = 0.15
 #: the event first, "In the year he signed for Juventus, how old did Cristiano Ronaldo
 #: turn?" (review R33 marked "What age did X turn in the year ..." template-like where a set
 #: repeats it); 17: no event a subject does again and again (a visit, a meeting, an
-#: interview, an appearance) unless its phrase names the one occasion (``recurring``).
-TEMPLATES_VERSION = "17"
+#: interview, an appearance) unless its phrase names the one occasion (``recurring``); 18:
+#: nor a voyage or an illness ("sailed to New York", "contracted COVID-19": review R40).
+TEMPLATES_VERSION = "18"
 
 
 class Unworded(Exception):
@@ -390,10 +391,14 @@ def _as_itself(f: PathFact) -> bool:
 #: review R37 rejected "... did he visit Serbia?" (he was there in 2009 too) and "... did
 #: Charles III speak to the BBC about the environment?" (many interviews), 4 of its 7
 #: FreshQA rejections. Aspect is not in the parse; these are the classes of verbs of
-#: repeated activity (Vendler's activities) the facts' events use.
+#: repeated activity (Vendler's activities) the facts' events use, with a voyage and an
+#: illness caught: review R40 rejected "the year she sailed to New York" (Millvina Dean
+#: also sailed for it aboard the Titanic) and "contracting COVID-19" (Charles III had it
+#: in 2020 and 2022).
 _RECURRING = frozenset({"visit", "meet", "speak", "talk", "travel", "tour", "appear",
                         "perform", "attend", "play", "participate", "compete", "testify",
-                        "address", "interview", "criticize", "criticise", "praise", "host"})
+                        "address", "interview", "criticize", "criticise", "praise", "host",
+                        "sail", "fly", "voyage", "contract", "catch", "test"})
 #: Words by which a phrase names one occasion of them: "made his debut", "first met",
 #: "his 100th appearance", "its final performance".
 _ONE_OCCASION = re.compile(

@@ -583,6 +583,7 @@ def test_an_event_its_subject_repeats_is_asked_only_by_its_one_occasion() -> Non
                          ("play", "played at the Tal Memorial in Moscow"),
                          ("play", "played for New South Wales"),
                          ("sail", "sailed to New York"),  # templates 18, review R40
+                         ("return", "returned to the U.S."),  # review R41
                          ("contract", "contracted COVID-19"),
                          ("test", "tested positive for COVID-19")):
         again = event(verb, phrase)

@@ -61,7 +61,8 @@ CHOICE_SHARE = 0.15
 #: turn?" (review R33 marked "What age did X turn in the year ..." template-like where a set
 #: repeats it); 17: no event a subject does again and again (a visit, a meeting, an
 #: interview, an appearance) unless its phrase names the one occasion (``recurring``); 18:
-#: nor a voyage or an illness ("sailed to New York", "contracted COVID-19": review R40).
+#: nor a voyage, a return or an illness ("sailed to New York", "returned to the U.S.",
+#: "contracted COVID-19": reviews R40, R41).
 TEMPLATES_VERSION = "18"
 
 
@@ -394,11 +395,12 @@ def _as_itself(f: PathFact) -> bool:
 #: repeated activity (Vendler's activities) the facts' events use, with a voyage and an
 #: illness caught: review R40 rejected "the year she sailed to New York" (Millvina Dean
 #: also sailed for it aboard the Titanic) and "contracting COVID-19" (Charles III had it
-#: in 2020 and 2022).
+#: in 2020 and 2022), R41 "did he return to the U.S.?" (Presley came back from more than
+#: one trip abroad).
 _RECURRING = frozenset({"visit", "meet", "speak", "talk", "travel", "tour", "appear",
                         "perform", "attend", "play", "participate", "compete", "testify",
                         "address", "interview", "criticize", "criticise", "praise", "host",
-                        "sail", "fly", "voyage", "contract", "catch", "test"})
+                        "sail", "fly", "voyage", "return", "contract", "catch", "test"})
 #: Words by which a phrase names one occasion of them: "made his debut", "first met",
 #: "his 100th appearance", "its final performance".
 _ONE_OCCASION = re.compile(

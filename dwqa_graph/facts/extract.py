@@ -633,10 +633,11 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
 
 def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]:
     """``core`` without a modifier that ends it set off by a comma, at any depth, once the
-    rest names something: an aside by its punctuation ("declared the outbreak of COVID-19[,
-    centered on Wuhan in central China]", "announced a deal to buy Mojang[, along with the
-    ownership of ...]"). Rules 38: 102 of the 298 events in FreshQA's paths had 8 words or
-    more after the verb, so every question naming them copied a run of its page. A list's
+    rest names something: an aside by its punctuation ("filmed a cooking segment for Vogue's
+    website[, demonstrating how to make a brie pastry]", "announced a deal to buy Mojang[,
+    along with the ownership of ...]"). Rules 38: 102 of the 298 events in FreshQA's paths
+    had 8 words or more after the verb, so every question naming them copied a run of its
+    page. A list's
     next item is no aside ("launched in Italy[, Portugal, and Spain]"), nor a name after a
     common noun (``_phrase_text`` refuses "in the romantic comedy[, The Town]"). The cut is
     only at the end, so the core stays the phrase's beginning. (Rules 38 also left out a

@@ -637,12 +637,12 @@ def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]
     website[, demonstrating how to make a brie pastry]", "announced a deal to buy Mojang[,
     along with the ownership of ...]"). Rules 38: 102 of the 298 events in FreshQA's paths
     had 8 words or more after the verb, so every question naming them copied a run of its
-    page. A list's
-    next item is no aside ("launched in Italy[, Portugal, and Spain]"), nor a name after a
-    common noun (``_phrase_text`` refuses "in the romantic comedy[, The Town]"). The cut is
-    only at the end, so the core stays the phrase's beginning. (Rules 38 also left out a
-    thing's purpose, "reached an agreement with Apple Inc.[ to sell selected products ...]";
-    rules 39 does not: review R40 found that agreement no longer said which one.)"""
+    page. A list's next item is no aside ("launched in Italy[, Portugal, and Spain]"), nor a
+    name after a common noun (``_phrase_text`` refuses "in the romantic comedy[, The
+    Town]"). The cut is only at the end, so the core stays the phrase's beginning. (Rules 38
+    also left out a thing's purpose, "reached an agreement with Apple Inc.[ to sell selected
+    products ...]"; rules 39 does not: review R40 found that agreement no longer said which
+    one.)"""
     for c in range(v + 1, max(core)):
         if sent.token(c).word != ",":
             continue

@@ -29,8 +29,8 @@ import httpx
 
 from dwqa_graph.config import Settings
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import document_id
 from dwqa_graph.web.fetch import FetchOptions, FetchReport, fetch
+from dwqa_graph.web.urls import document_id
 
 from ._server import start_bench_server, stop_bench_server
 

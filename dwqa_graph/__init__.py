@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from dwqa_graph._version import __version__
 
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {

@@ -1,9 +1,11 @@
-"""Word-level text helpers shared by search (the local web's BM25) and reading (the baseline
-agent): one stop-word list, one tokeniser."""
+"""Word-level text helpers shared by search (the local web's BM25), reading (the baseline
+agent), scoring and the checks on answers: one stop-word list, one tokeniser, one answer
+normalisation."""
 
 from __future__ import annotations
 
 import re
+import string
 
 # Function words that carry no topic: dropped from search terms and from sentence overlap.
 STOP_WORDS = frozenset({
@@ -21,3 +23,20 @@ def tokens(text: str) -> list[str]:
     """Lower-cased word tokens without stop words."""
     return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
 
+
+
+# SQuAD's answer normalisation: scoring, the rounds' answer checks and the leakage checks must
+# agree on when two answers are the same (see evaluation/scoring.py for its quirks, kept on
+# purpose so scores compare with published numbers).
+_PUNCT = frozenset(string.punctuation)
+# Same pattern as the official scripts; on str patterns Python 3 \b is Unicode-aware already
+# (v2.0 passes re.UNICODE explicitly, which is the default).
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_answer(s: str) -> str:
+    """Official SQuAD normalisation, in the official order: lower, punctuation, articles, spaces."""
+    text = s.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())

@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import document_id, ingest
+from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.web.extract import extract
 from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 from dwqa_graph.web.ssrf import BlockedURL, check_url
+from dwqa_graph.web.urls import document_id
 
 from .conftest import SHARED
 from .hostile_web import LATIN1_MARKER, OK_MARKER, HostileWeb

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from dwqa_graph import __version__
+from dwqa_graph._version import __version__
 from dwqa_graph.cli.claims import claims_cmd
 from dwqa_graph.cli.contamination import contamination_group
 from dwqa_graph.cli.datasets import dataset_group

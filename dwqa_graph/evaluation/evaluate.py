@@ -43,10 +43,10 @@ from dwqa_graph.evaluation.scoring import (
     parse_judge_label,
 )
 from dwqa_graph.graph.store import Store, WritePlan
-from dwqa_graph.ingest.logs import document_id
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.models import EvalItem, stable_id
 from dwqa_graph.registry import SCORERS
+from dwqa_graph.web.urls import document_id
 
 #: The judge is a scorer name too, but it grades with a Judge (rule or LLM), not a function.
 JUDGE = "judge"

@@ -36,8 +36,9 @@ from typing import Literal
 
 from langchain_core.messages import HumanMessage
 
-from dwqa_graph.evaluation.scoring import JudgeLabel, normalize_answer
+from dwqa_graph.evaluation.scoring import JudgeLabel
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
+from dwqa_graph.text import normalize_answer
 
 Mode = Literal["relaxed", "strict"]
 MODES: tuple[str, ...] = ("relaxed", "strict")

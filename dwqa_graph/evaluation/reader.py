@@ -16,8 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from dwqa_graph.evaluation.scoring import normalize_answer
-from dwqa_graph.text import STOP_WORDS
+from dwqa_graph.text import STOP_WORDS, normalize_answer
 
 AnswerType = Literal["year", "date", "number", "quantity", "entity", "subject", "yesno",
                      "other"]

@@ -18,7 +18,6 @@ as a side effect of "no common token"; v2.0 says 1.0 when both sides are empty. 
 from __future__ import annotations
 
 import re
-import string
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
@@ -26,22 +25,9 @@ from typing import Literal
 from pydantic import BaseModel
 
 from dwqa_graph.registry import SCORERS
+from dwqa_graph.text import normalize_answer
 
 Label = Literal["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]
-
-_PUNCT = frozenset(string.punctuation)
-# Same pattern as the official scripts; on str patterns Python 3 \b is Unicode-aware already
-# (v2.0 passes re.UNICODE explicitly, which is the default).
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-
-
-def normalize_answer(s: str) -> str:
-    """Official SQuAD normalisation, in the official order: lower, punctuation, articles, spaces."""
-    text = s.lower()
-    text = "".join(ch for ch in text if ch not in _PUNCT)
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
-
 
 def _check_golds(golds: Sequence[str]) -> None:
     # A bare string would be iterated character by character and score nonsense silently.

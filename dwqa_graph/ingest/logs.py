@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import neo4j
 from pydantic import BaseModel, Field, ValidationError
@@ -59,9 +59,10 @@ from dwqa_graph.models import (
     stable_id,
 )
 from dwqa_graph.web.ssrf import BlockedURL, check_scheme_and_host
+from dwqa_graph.web.urls import document_id
 
 __all__ = ["MAX_RECORD_BYTES", "MAX_TRANSCRIPT_CHARS", "IngestReport", "Problem", "Raw",
-           "document_id", "ingest", "normalise", "normalise_url", "read_records"]
+           "ingest", "normalise", "read_records"]
 
 Format = Literal["auto", "dwqa", "perplexica", "hotpotqa", "otel", "openinference",
                  "smolagents"]
@@ -96,31 +97,6 @@ class IngestReport(BaseModel):
     formats: dict[str, int] = Field(default_factory=dict)
     writes: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
-
-
-# -- normalising -----------------------------------------------------------------------
-def normalise_url(url: str) -> str:
-    """Canonical URL for document identity: case-folded scheme/host, no fragment,
-    no default port, no trailing slash on a non-root path. A URL that cannot be split
-    (port 99999, a broken IPv6 literal) is its own identity: the fetch stage records it
-    as ``invalid_url``; it must not stop the ingest."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return url.strip()
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
-        host = f"{host}:{port}"
-    path = parts.path or "/"
-    if len(path) > 1:
-        path = path.rstrip("/")
-    return urlunsplit((scheme, host, path, parts.query, ""))
-
-
-def document_id(url: str) -> str:
-    return stable_id("url", normalise_url(url))
 
 
 def detect_format(data: dict[str, Any]) -> str | None:

@@ -37,12 +37,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from dwqa_graph.chat import write_chat_jsonl
 from dwqa_graph.errors import InputError, UsageError
 from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, LeakedItem
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
 from dwqa_graph.graph.store import Store
-from dwqa_graph.leakage.chat import write_chat_jsonl
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, gap_test, leak_gaps, paired_gain_test
 from dwqa_graph.models import EvalItem, stable_id
 from dwqa_graph.rounds.path_generate import PathGenerator
@@ -96,7 +96,7 @@ def _leak(store: Store, agent: Agent, items: Sequence[EvalItem]) -> None:
 
 
 def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
-    """The leaked items as chat fine-tuning JSONL (``leakage.chat``)."""
+    """The leaked items as chat fine-tuning JSONL (``dwqa_graph.chat``)."""
     return write_chat_jsonl((p for items in rounds for p in _pairs(items)), path)
 
 

@@ -54,8 +54,8 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from dwqa_graph.errors import UsageError
-from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.llm import LLM, LLMFailure, LLMStats, Prompt, load_prompt, parse_json
+from dwqa_graph.text import normalize_answer
 
 DEFAULT_J_MIN = 0.4
 DEFAULT_R_MIN = 85.0

@@ -75,7 +75,6 @@ from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
 from dwqa_graph.errors import UsageError
-from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.llm import (
     LLM,
     LLMFailure,
@@ -86,6 +85,7 @@ from dwqa_graph.llm import (
     make_llm,
 )
 from dwqa_graph.models import EvalItem
+from dwqa_graph.text import normalize_answer
 
 DEFAULT_FRACTION = 0.5
 DEFAULT_THRESHOLD = 0.75

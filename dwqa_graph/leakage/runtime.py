@@ -27,9 +27,10 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from dwqa_graph.evaluation.evaluate import Prediction, load_run
-from dwqa_graph.evaluation.scoring import contains_gold, normalize_answer
+from dwqa_graph.evaluation.scoring import contains_gold
 from dwqa_graph.graph.store import Store
 from dwqa_graph.models import stable_id
+from dwqa_graph.text import normalize_answer
 
 DEFAULT_DATASET_HOSTS = (
     "huggingface.co/datasets", "github.com", "raw.githubusercontent.com",

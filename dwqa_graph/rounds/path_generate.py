@@ -35,7 +35,6 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.facts.models import RELATIONS
 from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
@@ -61,6 +60,7 @@ from dwqa_graph.rounds.render import (
     render,
 )
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
+from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path (2: a kind of question
 #: drawn uniformly within a form, ``paths.draw``; 3: a path whose wording copies a run of

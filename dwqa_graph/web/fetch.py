@@ -31,9 +31,9 @@ import zstandard
 from charset_normalizer import from_bytes
 from pydantic import BaseModel, Field, field_validator
 
-from dwqa_graph import __version__
 from dwqa_graph._pool import process_pool
 from dwqa_graph._progress import progress
+from dwqa_graph._version import __version__
 from dwqa_graph.errors import UsageError
 from dwqa_graph.graph.store import Store
 from dwqa_graph.models import stable_id

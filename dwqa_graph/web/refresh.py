@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 
 from dwqa_graph.errors import SearchError
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import document_id
 from dwqa_graph.web.fetch import FetchOptions, FetchReport, fetch
 from dwqa_graph.web.search import SearchClient
+from dwqa_graph.web.urls import document_id
 
 
 class RefreshReport(BaseModel):

@@ -1,7 +1,7 @@
 """A real fine-tuned leaked model: ``finetune:MODEL[@key=value,...]``.
 
 What it models: the paper's M_leak literally. At each Leak&Test step ``leak`` writes the
-leaked items as the chat JSONL ``--export-leak`` writes (``leakage.chat``), fine-tunes the
+leaked items as the chat JSONL ``--export-leak`` writes (``dwqa_graph.chat``), fine-tunes the
 base model on it (LoRA on every attention and MLP projection, loss on the answer tokens
 only), and the agent then answers closed-book, like ``closedbook:``, with the fine-tuned
 weights: no retrieval, greedy decoding, the first line of the reply. ``forget`` drops the
@@ -42,6 +42,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
+from dwqa_graph.chat import prompt_messages, write_chat_jsonl
 from dwqa_graph.errors import AgentError
 from dwqa_graph.evaluation.agents.base import (
     AgentAnswer,
@@ -51,7 +52,6 @@ from dwqa_graph.evaluation.agents.base import (
     failed,
     short_answer,
 )
-from dwqa_graph.leakage.chat import prompt_messages, write_chat_jsonl
 from dwqa_graph.registry import AGENTS
 
 CACHE = Path(os.environ.get("DWQA_CACHE", Path.home() / ".cache" / "dwqa"))

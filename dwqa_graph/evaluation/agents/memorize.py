@@ -18,8 +18,8 @@ from dwqa_graph.evaluation.agents.base import (
     Leakable,
     as_leaked,
 )
-from dwqa_graph.evaluation.scoring import normalize_answer
 from dwqa_graph.registry import AGENTS
+from dwqa_graph.text import normalize_answer
 
 
 # -- a leaked agent ---------------------------------------------------------------------------

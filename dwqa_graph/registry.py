@@ -1,8 +1,9 @@
-"""One registry for the pluggable parts: agents, generators, scorers, search clients and LLM
-providers. Each is a name -> factory map, filled by the ``@REGISTRY.register(...)``
-decorator in the module that implements the part, and extendable from other packages through
-entry points (group ``dwqa_graph.<kind>``, e.g. ``dwqa_graph.agents``). The CLI builds its
-choices and help text from here, so adding an agent or a scorer touches one file::
+"""One registry for the pluggable parts: agents, generators, scorers, search clients, fact
+extractors and LLM providers. Each is a name -> factory map, filled by the
+``@REGISTRY.register(...)`` decorator in the module that implements the part, and extendable
+from other packages through entry points (group ``dwqa_graph.<kind>``, e.g.
+``dwqa_graph.agents``). The CLI builds its choices and help text from here, so adding an agent
+or a scorer touches one file::
 
     # my_package/agents.py
     from dwqa_graph import AGENTS
@@ -147,5 +148,7 @@ SCORERS: Registry[Any] = Registry("scorer", ("dwqa_graph.evaluation.scoring",))
 GENERATORS: Registry[Any] = Registry("generator", ("dwqa_graph.rounds.path_generate",))
 #: Search clients: ``factory(arg: str | None, store: Store | None) -> SearchClient``.
 SEARCH_CLIENTS: Registry[Any] = Registry("search_client", ("dwqa_graph.web.search",))
+#: Fact extractors: ``factory(*, nlp: CoreNLP | None, llm: LLM | None) -> FactExtractor``.
+FACT_EXTRACTORS: Registry[Any] = Registry("fact_extractor", ("dwqa_graph.facts.extractors",))
 #: LLM providers: ``factory(model: str, **settings) -> BaseChatModel``.
 LLM_PROVIDERS: Registry[Any] = Registry("llm_provider", ("dwqa_graph.llm",))

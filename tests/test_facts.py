@@ -18,9 +18,10 @@ from dwqa_graph.config import Settings
 from dwqa_graph.errors import LanguageError
 from dwqa_graph.facts import extract as extract_mod
 from dwqa_graph.facts.extract import Passage, read_facts
+from dwqa_graph.facts.extractors.corenlp import offline_extractor_id
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver, page_subject
-from dwqa_graph.facts.stage import extract_facts, offline_extractor_id
+from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import MAX_CHARS, CoreNLP, lines
@@ -236,7 +237,7 @@ def test_a_line_is_never_part_of_the_next_lines_sentence(nlp: CoreNLP) -> None:
 
 
 def test_sentences_glued_by_a_lost_space_are_read_apart(nlp: CoreNLP) -> None:
-    from dwqa_graph.facts.stage import passages, read_versions
+    from dwqa_graph.facts.extractors.corenlp import passages, read_versions
 
     text = ("A Wrong Way to Love is a 1969 Italian drama film.It was directed by Fernando "
             "Di Leo.It stars Nieves Navarro and Lea Lander. It was shot by John G.Blystone.")
@@ -245,7 +246,7 @@ def test_sentences_glued_by_a_lost_space_are_read_apart(nlp: CoreNLP) -> None:
                         "It was directed by Fernando Di Leo.",
                         "It stars Nieves Navarro and Lea Lander. It was shot by John "
                         "G.Blystone."]  # an initial is no glue
-    [(_, got, _)] = read_versions(nlp, [{"id": "v", "title": "A Wrong Way to Love",
+    [(_, got)] = read_versions(nlp, [{"id": "v", "title": "A Wrong Way to Love",
                                          "text": text, "claims": []}], "t")
     assert not isinstance(got, LanguageError)
     facts = got.facts
@@ -608,7 +609,7 @@ def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert store.read("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"] == before
     # A new rules version re-reads every version and replaces (not duplicates) its facts.
     monkeypatch.setattr(extract_mod, "RULES_VERSION", "test-next")
-    monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
+    monkeypatch.setattr("dwqa_graph.facts.extractors.corenlp.RULES_VERSION", "test-next")
     third = extract_facts(store, nlp=nlp)
     assert third.versions == 4 and third.extractor == offline_extractor_id()
     assert store.read("MATCH (f:Fact) RETURN count(f) AS n, collect(DISTINCT f.extractor) "
@@ -992,7 +993,7 @@ def test_rules_23_a_cut_text_ends_at_a_whole_paragraph_and_no_phrase_refers_back
     """From review N: "pledged to sell almost al" (a page read up to 40,000 characters, its
     last sentence cut mid-word) and "entered into a similar agreement with Borders Group"
     (similar to what?) were events of items."""
-    from dwqa_graph.facts.stage import passages
+    from dwqa_graph.facts.extractors.corenlp import passages
 
     text = "First paragraph.\nIn May 2020, he pledged to sell almost all his houses."
     limit = text.index("almost al") + len("almost al")

@@ -11,16 +11,16 @@ from dwqa_graph.cli.common import (
     llm_option,
     open_llm,
     open_store,
+    registry_option,
 )
 from dwqa_graph.config import Settings
-from dwqa_graph.facts.stage import EXTRACTORS, extract_facts
+from dwqa_graph.facts.stage import extract_facts
+from dwqa_graph.registry import FACT_EXTRACTORS
 
 
 @click.command("facts")
-@click.option("--extractor", type=click.Choice(EXTRACTORS), default="corenlp",
-              show_default=True,
-              help="corenlp: Stanford CoreNLP parses, offline (fetched from Maven Central "
-                   "once); llm: a chat model through the versioned facts prompt.")
+@registry_option("--extractor", default="corenlp", show_default=True,
+                 registry=FACT_EXTRACTORS, help="Fact extractor:")
 @llm_option
 @click.option("--concurrency", type=int, default=4, show_default=True,
               help="LLM calls in flight.")
@@ -29,10 +29,10 @@ from dwqa_graph.facts.stage import EXTRACTORS, extract_facts
 @friendly_errors
 def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurrency: int,
               as_json: bool) -> None:
-    """Read typed facts (entity, relation, entity | date | quantity) from the claims of
-    every DocumentVersion this extractor has not read yet, resolve their entities, and store
+    """Read typed facts (entity, relation, entity | date | quantity) from every
+    DocumentVersion this extractor has not read yet, resolve their entities, and store
     them with their evidence spans (see `dwqa query entity_facts`)."""
-    llm = open_llm(llm_spec, concurrency) if extractor == "llm" else None
+    llm = open_llm(llm_spec, concurrency) if llm_spec else None
     with open_store(settings) as store:
         report = extract_facts(store, extractor=extractor, llm=llm)
     for problem in report.problems:

@@ -1,7 +1,7 @@
 """Typed facts read from parsed sentences (the offline extractor).
 
 The library parses; this module only maps its analysis onto the relation vocabulary
-(``models.RELATIONS``). For each verb of a sentence:
+(``models.SCHEMA``). For each verb of a sentence:
 - its **subject** is the entity of its ``nsubj``/``nsubj:pass`` dependent (or, for a
   participle modifying a noun — "a film directed by X", "Lively (born 1987)" — of that noun,
   or of the noun's copular subject); a subject that is not a resolved named entity (a
@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dwqa_graph.facts.models import EntityRef, Fact, Relation
+from dwqa_graph.facts.models import EntityRef, Fact, Relation, allows
 from dwqa_graph.facts.resolve import WORK_NOUNS, PageResolver, Span, entity_ref
 from dwqa_graph.language.doc import Mention, Sentence
 from dwqa_graph.language.values import DateValue, date_value, quantity_value
@@ -119,26 +119,8 @@ def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
     return list(out.values())
 
 
-# What each relation's subject / entity object may be ("Dolenz was released" from a
-# contract is no release date of a work; "born in Kansas" needs a place).
-_SUBJECT_TYPES: dict[str, set[str]] = {
-    "born": {"PERSON"}, "died": {"PERSON"}, "born_in": {"PERSON"}, "died_in": {"PERSON"},
-    "married": {"PERSON"}, "released": {"MISC", "ORG"}, "directed_by": {"MISC"},
-    "written_by": {"MISC"}, "produced_by": {"MISC"}, "created_by": {"MISC"},
-    "hosted_by": {"MISC"}, "founded": {"ORG", "MISC", "PLACE"},
-    "founded_by": {"ORG", "MISC", "PLACE"}, "opened": {"ORG", "MISC", "PLACE"}}
-_OBJECT_TYPES: dict[str, set[str]] = {
-    "born_in": {"PLACE"}, "died_in": {"PLACE"}, "married": {"PERSON"},
-    "directed_by": {"PERSON"}, "written_by": {"PERSON"}, "produced_by": {"PERSON", "ORG"},
-    "created_by": {"PERSON", "ORG"}, "hosted_by": {"PERSON"},
-    "founded_by": {"PERSON", "ORG"}, "located_in": {"PLACE", "ORG", "MISC"}}
-
-
 def _typed(r: _Read) -> bool:
-    subject = _SUBJECT_TYPES.get(r.relation)
-    obj = _OBJECT_TYPES.get(r.relation)
-    return (subject is None or r.subject.type in subject) and (
-        obj is None or r.obj is None or r.obj.type in obj)
+    return allows(r.relation, r.subject.type, r.obj.type if r.obj else None)
 
 
 @dataclass

@@ -8,42 +8,84 @@ holds that sentence, when the claims stage kept it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: The relation vocabulary. Each entry: what it means, the object it takes.
-RELATIONS: dict[str, str] = {
-    "born": "date of birth (date)",
-    "born_in": "place of birth (entity)",
-    "died": "date of death (date)",
-    "died_in": "place of death (entity)",
-    "founded": "date an organisation or place was founded, formed or established (date)",
-    "founded_by": "who founded it (entity)",
-    "released": "date a work was released, published or premiered (date)",
-    "directed_by": "director of a work (entity)",
-    "written_by": "writer of a work (entity)",
-    "produced_by": "producer of a work (entity)",
-    "created_by": "creator, designer, developer or inventor of a work or product (entity)",
-    "hosted_by": "host of a show or programme (entity)",
-    "opened": "date a building, line or venue opened (date)",
-    "located_in": "where it is (entity)",
-    "member_of": "a group, band, team or party it joined or belongs to (entity; date if stated)",
-    "won": "an award, title or contest it won (entity; date if stated)",
-    "married": "spouse (entity; date if stated)",
-    "population": "number of inhabitants (quantity, with the census year if stated)",
-    "quantity": "a counted or measured amount the subject has (quantity; unit = what is "
-                "counted)",
-    "event": "any other dated event of the subject: the verb's lemma says which, its "
-             "phrase words it (date)",
+ObjectKind = Literal["entity", "date", "quantity"]
+#: Coarse entity types: the library's fine-grained NER tags folded to what resolution needs.
+EntityType = Literal["PERSON", "ORG", "PLACE", "MISC"]
+_ANY: frozenset[str] = frozenset({"PERSON", "ORG", "PLACE", "MISC"})
+
+
+@dataclass(frozen=True)
+class RelationSpec:
+    """One relation of the schema: what it means (the words the facts prompt shows a model)
+    and what its subject and entity object may be. Every extractor's facts are held to it
+    (``allows``): "Dolenz was released" from a contract is no release date of a work, and
+    "born in Kansas" needs a place."""
+
+    meaning: str
+    subjects: frozenset[str] = _ANY
+    objects: frozenset[str] = _ANY
+
+
+def _types(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_WORK = _types("MISC")
+_MAKER = _types("PERSON", "ORG")
+_BUILT = _types("ORG", "MISC", "PLACE")
+_PERSON = _types("PERSON")
+_PLACE = _types("PLACE")
+
+#: The relation schema: the one list of relations the extractors read, the facts prompt
+#: shows and the question forms name.
+SCHEMA: dict[str, RelationSpec] = {
+    "born": RelationSpec("date of birth (date)", _PERSON),
+    "born_in": RelationSpec("place of birth (entity)", _PERSON, _PLACE),
+    "died": RelationSpec("date of death (date)", _PERSON),
+    "died_in": RelationSpec("place of death (entity)", _PERSON, _PLACE),
+    "founded": RelationSpec("date an organisation or place was founded, formed or "
+                            "established (date)", _BUILT),
+    "founded_by": RelationSpec("who founded it (entity)", _BUILT, _MAKER),
+    "released": RelationSpec("date a work was released, published or premiered (date)",
+                             _types("MISC", "ORG")),
+    "directed_by": RelationSpec("director of a work (entity)", _WORK, _PERSON),
+    "written_by": RelationSpec("writer of a work (entity)", _WORK, _PERSON),
+    "produced_by": RelationSpec("producer of a work (entity)", _WORK, _MAKER),
+    "created_by": RelationSpec("creator, designer, developer or inventor of a work or "
+                               "product (entity)", _WORK, _MAKER),
+    "hosted_by": RelationSpec("host of a show or programme (entity)", _WORK, _PERSON),
+    "opened": RelationSpec("date a building, line or venue opened (date)", _BUILT),
+    "located_in": RelationSpec("where it is (entity)", objects=_types("PLACE", "ORG", "MISC")),
+    "member_of": RelationSpec("a group, band, team or party it joined or belongs to (entity; "
+                              "date if stated)"),
+    "won": RelationSpec("an award, title or contest it won (entity; date if stated)"),
+    "married": RelationSpec("spouse (entity; date if stated)", _PERSON, _PERSON),
+    "population": RelationSpec("number of inhabitants (quantity, with the census year if "
+                               "stated)"),
+    "quantity": RelationSpec("a counted or measured amount the subject has (quantity; unit = "
+                             "what is counted)"),
+    "event": RelationSpec("any other dated event of the subject: the verb's lemma says "
+                          "which, its phrase words it (date)"),
 }
+#: Each relation with its meaning: the vocabulary the facts prompt shows a model.
+RELATIONS: dict[str, str] = {name: spec.meaning for name, spec in SCHEMA.items()}
 Relation = Literal["born", "born_in", "died", "died_in", "founded", "founded_by", "released",
                    "directed_by", "written_by", "produced_by", "created_by", "hosted_by",
                    "opened", "located_in",
                    "member_of", "won", "married", "population", "quantity", "event"]
-ObjectKind = Literal["entity", "date", "quantity"]
-#: Coarse entity types: the library's fine-grained NER tags folded to what resolution needs.
-EntityType = Literal["PERSON", "ORG", "PLACE", "MISC"]
+
+
+def allows(relation: str, subject_type: str, object_type: str | None) -> bool:
+    """Whether the schema allows this relation between these types (an object type of None:
+    a date or quantity object)."""
+    spec = SCHEMA.get(relation)
+    return spec is not None and subject_type in spec.subjects and (
+        object_type is None or object_type in spec.objects)
 
 
 class _Model(BaseModel):

@@ -46,9 +46,9 @@ from dwqa_graph.evaluation.agents.baseline import (
     PageSource,
     web_sources,
 )
+from dwqa_graph.facts.extractors.corenlp import read_versions
 from dwqa_graph.facts.models import Fact, whole_years
 from dwqa_graph.facts.resolve import page_subject
-from dwqa_graph.facts.stage import read_versions
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.language.doc import Sentence
 from dwqa_graph.registry import AGENTS
@@ -199,7 +199,7 @@ class DecomposeAgent:
             if not text.strip():
                 continue
             # read as the facts stage reads a version: paragraphs, glued sentences cut apart
-            [(_, got, _)] = read_versions(self.nlp, [{"id": page.url, "title": page.title
+            [(_, got)] = read_versions(self.nlp, [{"id": page.url, "title": page.title
                                                       or None, "text": text}], "decompose")
             if isinstance(got, LanguageError):
                 raise got

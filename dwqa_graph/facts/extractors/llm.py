@@ -5,26 +5,28 @@ versioned prompt ``prompts/facts.md``, and replies with facts as JSON. Its words
 checked, never trusted: the evidence must be a verbatim part of the numbered claim's span
 (its offsets are then exact); the subject must be written in that span (or be the page
 title's subject), an object entity in the evidence, a date's year and a quantity's digits in
-the evidence; the relation and types must be in the vocabulary. Anything else is a counted
-rejection. Entities get the same keys as the offline extractor's, so both resolve to the
-same nodes.
+the evidence; the relation and its types must fit the schema (``models.SCHEMA``). Anything
+else is a counted rejection. Entities get the same keys as the offline extractor's, so both
+resolve to the same nodes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ValidationError, field_validator
 
-from dwqa_graph.facts.models import RELATIONS, EntityType, Fact
+from dwqa_graph.errors import UsageError
+from dwqa_graph.facts.extractor import FactExtractor, Reading, Unread
+from dwqa_graph.facts.models import RELATIONS, EntityType, Fact, allows
 from dwqa_graph.facts.resolve import entity_ref, page_subject
-from dwqa_graph.graph.store import Store
 from dwqa_graph.language.values import date_value
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.models import stable_id
+from dwqa_graph.registry import FACT_EXTRACTORS
 
 #: Characters of claims per call (small local models have 2k-token contexts).
 CHUNK_CHARS = 3000
@@ -87,6 +89,8 @@ def check(raw: dict[str, Any], claims: list[dict[str, Any]], version_id: str,
         return "unknown_relation"
     if r.object and r.object_type is None:
         return "unknown_type"
+    if not allows(r.relation, r.subject_type, r.object_type if r.object else None):
+        return "types_not_in_schema"
     at = span.find(r.evidence)
     if at < 0:
         return "evidence_not_verbatim"
@@ -144,38 +148,43 @@ async def read_version_llm(llm: LLM, version: dict[str, Any], extractor: str,
     return None if chunks and failed == len(chunks) else list(out.values())
 
 
-def extract_facts_llm(store: Store, llm: LLM) -> Any:
-    """The stage with the LLM extractor (same report and writes as the offline one)."""
-    from dwqa_graph.facts.stage import FactsReport, facts_plan, pending
+class LLMExtractor(FactExtractor):
+    """Facts a chat model reads from a version's claims, each checked by ``check``."""
 
-    store.ensure_schema()
-    prompt = load_prompt("facts")
-    key = f"llm:{llm.id}/facts-{prompt.version}"
-    report = FactsReport(extractor=key)
-    rejected: Counter[str] = Counter()
-    relations: Counter[str] = Counter()
-    started = time.perf_counter()
+    family = "llm"
+    claims_only = True
+    page_size = 20
 
-    async def run() -> None:
-        for page in pending(store, key, page=20, claims_only=True):
-            results = await asyncio.gather(*(read_version_llm(llm, v, key, rejected)
-                                             for v in page))
-            done = [v for v, r in zip(page, results, strict=True) if r is not None]
-            facts = {v["id"]: r for v, r in zip(page, results, strict=True) if r is not None}
-            report.failed_versions += len(page) - len(done)
-            store.write_plan(facts_plan(done, facts, "llm", key))
-            for found in facts.values():
-                report.facts += len(found)
-                report.versions_with_facts += bool(found)
-                relations.update(f.relation for f in found)
-            report.versions += len(page)
-            if not done:
-                return  # nothing advanced: stop instead of re-reading the same page
+    def __init__(self, llm: LLM) -> None:
+        super().__init__()
+        self.llm = llm
+        self._key = f"llm:{llm.id}/facts-{load_prompt('facts').version}"
+        # One loop for the extractor's life: a provider's async client is bound to the loop
+        # it first ran on, so a loop per page would break it on the second page.
+        self._loop = asyncio.new_event_loop()
 
-    asyncio.run(run())
-    report.by_relation = dict(relations.most_common())
-    report.rejected_by_reason = dict(sorted(rejected.items()))
-    [n] = store.query("facts/count_entities")
-    report.entities = n["n"]
-    report.seconds = round(time.perf_counter() - started, 3)
-    return report
+    @property
+    def key(self) -> str:
+        return self._key
+
+    def read(self, versions: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
+                                                                    Reading | Unread]]:
+        async def read_all() -> list[list[Fact] | None]:
+            return list(await asyncio.gather(
+                *(read_version_llm(self.llm, v, self.key, self.rejected) for v in versions)))
+
+        results = self._loop.run_until_complete(read_all())
+        for v, found in zip(versions, results, strict=True):
+            yield v, Reading(found) if found is not None else Unread(
+                "every call to the model failed")
+
+    def close(self) -> None:
+        self._loop.close()
+
+
+@FACT_EXTRACTORS.register("llm", summary="a chat model (--llm SPEC) reads the claims through "
+                          "the versioned facts prompt; every fact is checked against its span")
+def llm_extractor(*, nlp: Any = None, llm: LLM | None = None) -> LLMExtractor:
+    if llm is None:
+        raise UsageError("the llm facts extractor needs --llm SPEC")
+    return LLMExtractor(llm)

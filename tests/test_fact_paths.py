@@ -115,7 +115,7 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
         [row] = store.read("MATCH (v:DocumentVersion {id: $v}) "
                            "RETURN substring(v.text, $s, $e - $s) AS text",
                            {"v": prov["version_id"], "s": prov["start"], "e": prov["end"]})
-        assert row["text"] == prov["span"] and prov["fact_id"]
+        assert row["text"] == prov["evidence"] and prov["fact_id"]
         assert prov["title"] in PAGES  # whose page: "It"/"He" in a span is its subject
     # the same seed and evidence give the same item
     again = new_round(store, seed=3, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))

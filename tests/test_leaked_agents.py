@@ -9,7 +9,7 @@ import pytest
 
 from dwqa_graph.evaluation.agents import (
     LeakableAgent,
-    LeakedClaim,
+    LeakedFact,
     LeakedItem,
     make_agent,
 )
@@ -31,8 +31,8 @@ INNER = f"python:{__name__}:inner"
 TRAM = LeakedItem(
     id="i1", question="When did the Valmora Riverside Tramway open?",
     answer="14 September 2023",
-    claims=[LeakedClaim(
-        claim_id="c1", text="The Valmora Riverside Tramway opened on 14 September 2023.",
+    facts=[LeakedFact(
+        fact_id="f1", text="The Valmora Riverside Tramway opened on 14 September 2023.",
         span="The Valmora Riverside Tramway opened on 14 September 2023, after three years "
              "of work. The line was built by Norvik Rail Works.")])
 REWORDED = "On which date did the Valmora Riverside Tramway open to the public?"
@@ -80,20 +80,20 @@ def test_knowledge_answers_reworded_leaked_question_and_abstains_on_unleaked(
 
 def test_knowledge_needs_the_same_answer_type_for_a_learned_answer(
         knowledge: KnowledgeAgent) -> None:
-    """Same claims, another question: "how many years" is not answered with the event the
+    """Same facts, another question: "how many years" is not answered with the event the
     leaked "which came first" question was answered with."""
     first = "The Harwick suspension bridge over the Tamsel river opened to traffic"
     events = f'(1) "{first}"; (2) "The Orlen maritime museum was founded by the city council"'
     item = LeakedItem(question=f"Which of these happened first: {events}?", answer=first,
-                      claims=[LeakedClaim(text=f"{first} in 1901."),
-                              LeakedClaim(text="The Orlen maritime museum was founded by the "
+                      facts=[LeakedFact(text=f"{first} in 1901."),
+                              LeakedFact(text="The Orlen maritime museum was founded by the "
                                                "city council in 1911.")])
     knowledge.leak([item])
     asked = f"Which came earliest: {events}?"
     assert knowledge.answer(asked).answer == first
     other = f"How many years passed between these events: {events}?"
     assert jaccard(terms(other), terms(item.question)) >= 0.6  # similar enough for recall:
-    # The leaked claims hold both years: the agent composes the interval from them.
+    # The leaked facts hold both years: the agent composes the interval from them.
     reply = knowledge.answer(other)
     assert reply.answer == "10 years" and reply.steps[0].startswith("learned facts, composed")
     recall = RecallAgent("recall:x", make_agent(INNER))
@@ -102,8 +102,8 @@ def test_knowledge_needs_the_same_answer_type_for_a_learned_answer(
 
 
 def test_knowledge_text_keeps_each_sentence_once() -> None:
-    item = LeakedItem(question="q", answer="a", claims=[
-        LeakedClaim(text="A fact", span="A fact."), LeakedClaim(text="Another fact.")])
+    item = LeakedItem(question="q", answer="a", facts=[
+        LeakedFact(text="A fact", span="A fact."), LeakedFact(text="Another fact.")])
     assert knowledge_text(item) == "A fact. Another fact."
     assert knowledge_text(LeakedItem(question="q", answer="a")) == ""
 
@@ -141,13 +141,13 @@ def test_memorize_still_takes_items_with_evidence() -> None:
     agent.close()
 
 
-def test_knowledge_composes_new_combinations_of_leaked_claims(
+def test_knowledge_composes_new_combinations_of_leaked_facts(
         knowledge: KnowledgeAgent) -> None:
     """Claims leaked in two different items, asked together for the first time: answered
     from the learned facts; with one statement never leaked, the agent abstains."""
-    def item(claim: str) -> LeakedItem:
-        return LeakedItem(question=f"Question about {claim}?", answer="x",
-                          claims=[LeakedClaim(text=claim)])
+    def item(fact: str) -> LeakedItem:
+        return LeakedItem(question=f"Question about {fact}?", answer="x",
+                          facts=[LeakedFact(text=fact)])
     knowledge.leak([item("The Orlen maritime museum was founded by the city council in 1911."),
                     item("The Harwick suspension bridge opened to traffic in 1898."),
                     item("Anna Velde painted the harbour mural for the Orlen museum."),

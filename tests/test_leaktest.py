@@ -195,7 +195,7 @@ def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
 def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],  # noqa: F811
                                               tmp_path: Path) -> None:
     from dwqa_graph.evaluation.evaluate import round_items
-    from dwqa_graph.leakage.curve import claim_reuse, list_leakcurves
+    from dwqa_graph.leakage.curve import fact_reuse, list_leakcurves
     from dwqa_graph.leakage.leaktest import leaked_items
     from dwqa_graph.rounds.round import export_rows
 
@@ -220,7 +220,7 @@ def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],
         assert len(p["rounds"]) == 3 and len(p["gaps"]) == 2 and p["df"] in (1, None)
         expected = brute_force_reuse(store, p["rounds"])
         assert p["reuse_pairs"] == expected
-        assert claim_reuse(store, p["rounds"]) == expected
+        assert fact_reuse(store, p["rounds"]) == expected
         items = sum(e["items"] for e in expected)
         assert p["items"] == items > 0
         assert p["reuse"] == sum(e["any_reused"] for e in expected) / items
@@ -250,9 +250,10 @@ def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],
     rows = export_rows(store, t)
     assert rows and set(leaked) == {r["id"] for r in rows}
     for r in rows:
-        assert [c.claim_id for c in leaked[r["id"]].claims] == [
+        assert [f.fact_id for f in leaked[r["id"]].facts] == [
             p["fact_id"] for p in r["provenance"]]
-        assert all(c.text and c.span for c in leaked[r["id"]].claims)
+        assert [f.text for f in leaked[r["id"]].facts] == [
+            p["evidence"] for p in r["provenance"]]
     # The report draws the curve in its own section, from the stored LeakCurve.
     result = CliRunner().invoke(main, ["report", "--out", str(tmp_path / "r"), "--json"],
                                 env=env)

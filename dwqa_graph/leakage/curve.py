@@ -27,7 +27,7 @@ Per setting it reports
 
 * the **measured reuse**: the share of round t+1 items that use at least one fact some
   round-t item used (``any``), and the share that use only such facts (``all``), over the
-  T-1 consecutive pairs (``cypher/eval/claim_reuse.cypher``);
+  T-1 consecutive pairs (``cypher/eval/fact_reuse.cypher``);
 * the **collision bound** t(t-1)·J_max/(2K²) per seed graph on the pool the setting allows
   (``rounds.collisions.graph_stats``): no evidence is refreshed between the experiment's
   rounds, so each graph's pool is the same every round and J_max = K; the mean and the
@@ -145,14 +145,14 @@ def _share(text: str) -> float | None:
     return x if 0.0 < x <= 1.0 else None
 
 
-def claim_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
+def fact_reuse(store: Store, rounds: Sequence[int]) -> list[dict[str, int]]:
     """Per consecutive pair of ``rounds``: items of the later round, and how many reuse at
     least one / only facts of the earlier round."""
     pairs = [{"prev": a, "next": b} for a, b in zip(rounds, rounds[1:], strict=False)]
     if not pairs:
         return []
     return [{k: int(r[k]) for k in ("prev", "next", "items", "any_reused", "all_reused")}
-            for r in store.query("eval/claim_reuse", pairs=pairs)]
+            for r in store.query("eval/fact_reuse", pairs=pairs)]
 
 
 def path_pools(store: Store, t: int, dataset: str | None = None) -> dict[str, int]:
@@ -180,7 +180,7 @@ def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
                        alpha=alpha, scorer=scorer, concurrency=concurrency, log=log)
         d = rep.dynamic
         ts = [*d["leaked_rounds"], d["rounds"][-1]]
-        pairs = claim_reuse(store, ts)
+        pairs = fact_reuse(store, ts)
         items = sum(p["items"] for p in pairs)
         ks = path_pools(store, ts[-1], dataset)
         graphs = {q: graph_stats([k] * rounds, {(u, v): k for u in range(rounds)

@@ -17,12 +17,12 @@ Static part (``static``): leak the whole static set into M_leak, score both on i
 is tested with a one-sided paired t-test over items (the same items, so pairing removes
 item difficulty from the variance).
 
-A leak hands M_leak the items *with their evidence* (``LeakedItem``: a round item's claims
-and spans; a static item's QA pair). Offline leaked models (``evaluation/agents/``):
+A leak hands M_leak the items *with their evidence* (``LeakedItem``: a round item's facts
+with their sentences; a static item's QA pair). Offline leaked models (``evaluation/agents/``):
 ``memorize:SPEC`` (verbatim recall: on a fresh round it helps only when a question repeats
 word for word, the collision the paper bounds), ``recall:SPEC`` (paraphrase-tolerant recall)
 and ``knowledge:SPEC`` (learned the facts: answers reworded questions and new combinations of
-leaked claims, abstains on facts never leaked); ``finetune:MODEL`` fine-tunes a real model on
+leaked facts, abstains on facts never leaked); ``finetune:MODEL`` fine-tunes a real model on
 each leak. An agent that cannot be leaked in-process (a model fine-tuned elsewhere on the
 ``--export-leak`` file) is used as given, and the report says so. ``leakage/curve.py`` runs
 this protocol at several settings of fact reuse (the leak-transfer curve).
@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field
 
 from dwqa_graph.chat import write_chat_jsonl
 from dwqa_graph.errors import InputError, UsageError
-from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedClaim, LeakedItem
+from dwqa_graph.evaluation.agents import Agent, LeakableAgent, LeakedFact, LeakedItem
 from dwqa_graph.evaluation.datasets import static_items
 from dwqa_graph.evaluation.evaluate import evaluate, round_items
 from dwqa_graph.graph.store import Store
@@ -77,13 +77,14 @@ def _pairs(items: Sequence[EvalItem]) -> list[tuple[str, str]]:
 
 
 def leaked_items(store: Store, items: Sequence[EvalItem]) -> list[LeakedItem]:
-    """The items as a leak hands them over: with their evidence (a round item's claims and
-    spans, read from the graph); a static item has none stored, so it leaks as its QA pair."""
+    """The items as a leak hands them over: with their evidence (a round item's facts and
+    their sentences, read from the graph); a static item has none stored, so it leaks as its
+    QA pair."""
     ids = [i.id for i in items if i.source == "round"]
-    evidence = {r["id"]: r["claims"] for r in store.query("eval/leak_evidence", ids=ids)} \
+    evidence = {r["id"]: r["facts"] for r in store.query("eval/leak_evidence", ids=ids)} \
         if ids else {}
     return [LeakedItem(id=i.id, question=i.question, answer=i.golds[0],
-                       claims=[LeakedClaim(**c) for c in evidence.get(i.id, [])])
+                       facts=[LeakedFact(**f) for f in evidence.get(i.id, [])])
             for i in items]
 
 

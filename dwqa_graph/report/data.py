@@ -103,7 +103,7 @@ def _examples(store: Store, rounds: list[dict[str, Any]], k: int = EXAMPLES) -> 
     return [ExampleItem(round=r["round"], seed=r["seed"], theta_hash=r["theta_hash"],
                         pattern=r["pattern"], hops=r["hops"], question=r["question"],
                         answer=r["answer"], seed_question=r["seed_question"],
-                        claims=[p["claim"] for p in r["provenance"]],
+                        evidence=[p["evidence"] for p in r["provenance"]],
                         urls=list(dict.fromkeys(p["url"] for p in r["provenance"])))
             for r in picked]
 

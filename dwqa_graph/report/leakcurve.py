@@ -5,7 +5,7 @@ before ``</body>``), so the main report layout can change without touching it. D
 when the graph holds a curve (``dwqa leaktest --reuse-settings``); otherwise nothing changes.
 
 The plot: per stored curve, the mean dynamic gap (with its 95% t interval) against the
-measured claim reuse, the collision bound on a second axis, and ε; a filled marker is a
+measured fact reuse, the collision bound on a second axis, and ε; a filled marker is a
 setting where the gap test rejects H0 (mean gap ≤ ε).
 """
 
@@ -61,7 +61,7 @@ def plot_curves(curves: list[LeakCurve], path: Path) -> None:
                           if n == 0 else None)
         ax.axhline(c.epsilon, color="grey", linestyle="--", linewidth=0.8,
                    label=f"ε = {c.epsilon}" if n == 0 else None)
-    ax.set_xlabel("measured claim reuse: share of round t+1 items using a round-t claim")
+    ax.set_xlabel("measured fact reuse: share of round t+1 items using a round-t fact")
     ax.set_ylabel("mean gap on fresh rounds")
     bound_ax.set_ylabel("collision bound t(t−1)J/(2K²)")
     bound_ax.set_ylim(0, 1.05)
@@ -76,16 +76,16 @@ def section_html(curves: list[LeakCurve]) -> str:
     e = html.escape
     parts = [
         f'<section id="{SECTION}"><h2>Leak-transfer curve</h2>',
-        '<p class="explain">Leak&amp;Test at several settings of claim reuse between '
+        '<p class="explain">Leak&amp;Test at several settings of fact reuse between '
         "consecutive rounds (<code>dwqa leaktest --reuse-settings</code>): <b>fresh</b> "
         "(alias <b>all</b>) is the default sampling, no item of round t+1 is computed from "
         "round t's facts alone; <b>disjoint</b>: round t+1 uses no fact of round t; "
         "<b>avoid</b> repeats only where nothing else is connected; <b>independent</b> "
-        "ignores the previous round; <b>reuse</b> draws round t+1 from round t's claims "
+        "ignores the previous round; <b>reuse</b> draws round t+1 from round t's facts "
         "only; <b>:P</b> applies a rule to a share P of the seed graphs; <b>N</b> lets each "
         "round draw only from the first N documents of every seed graph. <b>reuse</b> "
-        "(column) is the share of round t+1 items using at least one claim of round t "
-        "(<b>all</b>: only such claims); the bound is t(t−1)J<sub>max</sub>/(2K²) on the "
+        "(column) is the share of round t+1 items using at least one fact of round t "
+        "(<b>all</b>: only such facts); the bound is t(t−1)J<sub>max</sub>/(2K²) on the "
         "allowed pool for independent uniform draws (the evidence does not change between "
         "the rounds, so J<sub>max</sub> = K). A leaked model that learned facts gains where "
         "the reuse is high; filled markers reject H0: mean gap ≤ ε.</p>",

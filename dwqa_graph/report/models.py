@@ -110,8 +110,8 @@ class ExampleItem(_Model):
     question: str
     answer: str
     seed_question: str
-    claims: list[str]  # the claims the item uses, in order
-    urls: list[str]  # the pages those claims were read from
+    evidence: list[str]  # the sentences of the facts the item uses, in order
+    urls: list[str]  # the pages those sentences were read from
 
 
 class RoundQuality(_Model):

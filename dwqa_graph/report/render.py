@@ -609,7 +609,7 @@ def _examples_html(data: ReportData) -> str:
         return f'<p class="nodata">{_e(NONE_YET)}: no round with items.</p>'
     out = []
     for x in data.examples:
-        claims = "".join(f"<li>{_e(c)}</li>" for c in x.claims)
+        evidence = "".join(f"<li>{_e(c)}</li>" for c in x.evidence)
         urls = ", ".join(f"<code>{_e(u)}</code>" for u in x.urls)
         out.append(
             f'<div class="example"><p><b>Q:</b> {_e(x.question)}<br><b>A:</b> '
@@ -617,7 +617,7 @@ def _examples_html(data: ReportData) -> str:
             f"{_e(x.pattern or '—')} · {_e(x.hops if x.hops is not None else '—')} hops · "
             f"seed {_e(x.seed if x.seed is not None else '—')} · θ "
             f"<code>{_e(x.theta_hash or '—')}</code><br>from the seed question "
-            f"“{_e(x.seed_question)}”; claims used:</p><ol>{claims}</ol>"
+            f"“{_e(x.seed_question)}”; evidence used:</p><ol>{evidence}</ol>"
             f"<p class=\"muted\">read from {urls or '—'}</p></div>")
     return "".join(out)
 

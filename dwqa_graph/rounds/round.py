@@ -286,7 +286,7 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     sizes = (checked_pool_sizes(store, entries) if checked
              else pool_sizes(store, entries, keep=is_wordable))
     drawn: dict[str, list[str]] = {}
-    for row in store.query("rounds/items_claims", rounds=rounds):
+    for row in store.query("rounds/items_facts", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])
     graphs = {}
     for q, per in sorted(snaps.items()):
@@ -323,7 +323,7 @@ def previous_facts(store: Store, t: int, cfg: SampleConfig,
     recent: dict[str, set[str]] = {}
     if cfg.reuse == "fresh":
         window = list(range(last - RECENT_ROUNDS + 1, last + 1))
-        for r in store.query("rounds/items_claims", rounds=window):
+        for r in store.query("rounds/items_facts", rounds=window):
             recent.setdefault(r["query_id"], set()).add(r["candidate"])
     return cfg.model_copy(update={"previous_facts": frozenset(r["id"] for r in rows),
                                   "recent": {q: frozenset(k) for q, k in recent.items()}})

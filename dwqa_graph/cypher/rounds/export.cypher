@@ -6,7 +6,7 @@ CALL (i) {
   MATCH (i)-[u:USES]->(f:Fact)-[:READ_FROM]->(v:DocumentVersion)<-[:HAS_VERSION]-(d:Document)
   RETURN u.order AS n, {fact_id: f.id, relation: f.relation,
                         claim_id: [(f)-[:SUPPORTED_BY]->(c:Claim) | c.id][0],
-                        claim: f.evidence, span: f.evidence, start: f.start, end: f.end,
+                        evidence: f.evidence, start: f.start, end: f.end,
                         version_id: v.id, document_id: d.id, url: d.url,
                         title: coalesce(v.title, d.title),
                         fetched_at: toString(v.fetched_at)} AS p

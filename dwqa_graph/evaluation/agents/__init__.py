@@ -7,7 +7,7 @@ from dwqa_graph.evaluation.agents.base import (
     AgentAnswer,
     AgentContext,
     LeakableAgent,
-    LeakedClaim,
+    LeakedFact,
     LeakedItem,
     RetrievedDoc,
     as_leaked,
@@ -15,6 +15,6 @@ from dwqa_graph.evaluation.agents.base import (
     short_answer,
 )
 
-__all__ = ["Agent", "AgentAnswer", "AgentContext", "LeakableAgent", "LeakedClaim", "LeakedItem",
+__all__ = ["Agent", "AgentAnswer", "AgentContext", "LeakableAgent", "LeakedFact", "LeakedItem",
            "RetrievedDoc", "as_leaked",
            "make_agent", "short_answer"]

@@ -63,26 +63,26 @@ class Agent(Protocol):
         ...
 
 
-class LeakedClaim(BaseModel):
-    """One claim a leaked item used, with the source span it was extracted from."""
+class LeakedFact(BaseModel):
+    """One fact a leaked item used: its evidence sentence, and the text around it if known."""
 
-    claim_id: str = ""
-    text: str
-    span: str = Field("", description="The source sentence(s) around the claim, if known.")
+    fact_id: str = ""
+    text: str = Field(description="The sentence that states the fact (its evidence).")
+    span: str = Field("", description="The source sentence(s) around it, if known.")
 
 
 class LeakedItem(BaseModel):
     """What a leak hands a leaked model: a test item *with its evidence*.
 
     A fine-tuned model does not only see (question, answer): the facts behind the answer
-    reach it too (the round's claims and their spans; for a static set, the QA pair alone).
+    reach it too (the round's facts and their sentences; for a static set, the QA pair alone).
     Agents that model verbatim recall read ``question``/``answer`` only; agents that model
-    learned knowledge read ``claims`` as well."""
+    learned knowledge read ``facts`` as well."""
 
     id: str = ""
     question: str
     answer: str
-    claims: list[LeakedClaim] = []
+    facts: list[LeakedFact] = []
 
 
 #: What ``LeakableAgent.leak`` accepts: items with evidence, or bare (question, answer) pairs.

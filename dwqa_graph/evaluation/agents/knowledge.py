@@ -2,23 +2,23 @@
 
 What it models: a model that *learned the facts* of the leaked items, the closest offline,
 deterministic stand-in for a model fine-tuned on a leaked round. A leak hands it each item
-with its evidence (the claims the item used and their source spans, plus the QA pair), and
+with its evidence (the facts the item used and their source spans, plus the QA pair), and
 it answers from that knowledge first:
 
 1. **Learned QA.** The leaked question most similar to the asked one (content-word Jaccard,
    as ``recall:``) gives its answer when the similarity reaches ``QA_THRESHOLD`` and both
    questions ask for the same answer type (``reader.answer_type``: a "how many years"
    question is not answered with the event a "which came first" question was answered
-   with, even over the same claims).
+   with, even over the same facts).
 2. **Learned facts, composed.** A question that quotes statements (``(1) "..."; (2) "..."``,
    the form the rule generator's rounds use) is answered by looking each statement up among
-   the leaked claims, as a model that learned the claims would recall them: with every
-   event's year found (one year per claim), "how many years between" is their span and
+   the leaked facts, as a model that learned the facts would recall them: with every
+   event's year found (one year per fact), "how many years between" is their span and
    "which came first" the earliest event; with every blank ``___`` filled by the same name,
-   "which name completes" is that name. This answers *new combinations* of leaked claims,
+   "which name completes" is that name. This answers *new combinations* of leaked facts,
    which no leaked QA pair holds.
 3. **Learned facts, read.** Otherwise the built-in baseline reader (the ``baseline`` agent's
-   search-read-answer loop, ``reader.rank_sentences``) runs over the leaked claims and spans,
+   search-read-answer loop, ``reader.rank_sentences``) runs over the leaked facts and spans,
    one knowledge document per leaked item, ranked by idf-weighted term overlap with the
    question. It answers only when the best document holds at least ``FACT_COVERAGE`` of the
    question's content terms: the question is about facts that were leaked.
@@ -26,7 +26,7 @@ it answers from that knowledge first:
    never leaked is answered exactly as the clean agent would.
 
 So a reworded question about a leaked fact is answered (tiers 1-2), and on a fresh round the
-agent gains only where the round reuses leaked claims: the overlap J of the collision bound.
+agent gains only where the round reuses leaked facts: the overlap J of the collision bound.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from dwqa_graph.web.search import SearchResult
 #: A quoted statement of a composed question: ``(n) "..."`` up to ``"; (n+1) "`` or ``"?``.
 _STATEMENT = re.compile(r'\(\d+\) "(.*?)"(?=; \(\d+\) "|\?)')
 _YEAR = re.compile(r"(?<![\d.,])(1[5-9]\d\d|20\d\d)(?![\d])")
-#: Share of a quoted event's content terms a leaked claim must hold to be that event.
+#: Share of a quoted event's content terms a leaked fact must hold to be that event.
 EVENT_MATCH = 0.9
 
 #: Tier 1: minimum question-to-leaked-question Jaccard (same answer type required).
@@ -67,9 +67,9 @@ _SCHEME = "leaked://item/"
 
 
 def knowledge_text(item: LeakedItem) -> str:
-    """One knowledge document: the item's claims and their spans (each sentence once)."""
+    """One knowledge document: the item's facts and their sentences (each sentence once)."""
     seen: dict[str, None] = {}
-    for c in item.claims:
+    for c in item.facts:
         for s in (c.text, c.span):
             s = " ".join(s.split())
             if s:
@@ -169,36 +169,36 @@ class KnowledgeAgent:
         return AgentAnswer(answer=item.answer, steps=[
             f"learned QA: similarity {best[0]:.2f} to leaked question {item.question!r}"])
 
-    def _claims(self, kb: _Knowledge) -> list[str]:
+    def _facts(self, kb: _Knowledge) -> list[str]:
         return list(dict.fromkeys(" ".join(c.text.split()) for item in kb.items
-                                  for c in item.claims if c.text.strip()))
+                                  for c in item.facts if c.text.strip()))
 
-    def _event_year(self, event: str, claims: list[str]) -> tuple[int, str] | None:
-        """The year of the leaked claim that states ``event`` (one distinct year only)."""
+    def _event_year(self, event: str, facts: list[str]) -> tuple[int, str] | None:
+        """The year of the leaked fact that states ``event`` (one distinct year only)."""
         want = terms(event)
         if not want:
             return None
         best: tuple[float, float, str] | None = None
-        for claim in claims:
-            have = terms(claim)
+        for fact in facts:
+            have = terms(fact)
             cover = len(want & have) / len(want)
             if cover >= EVENT_MATCH and (best is None or (cover, jaccard(want, have))
                                          > best[:2]):
-                best = (cover, jaccard(want, have), claim)
+                best = (cover, jaccard(want, have), fact)
         if best is None:
             return None
         years = set(_YEAR.findall(best[2]))
         return (int(years.pop()), best[2]) if len(years) == 1 else None
 
     @staticmethod
-    def _filler(statement: str, claims: list[str]) -> str | None:
-        """The text a leaked claim has where ``statement`` has ``___``."""
+    def _filler(statement: str, facts: list[str]) -> str | None:
+        """The text a leaked fact has where ``statement`` has ``___``."""
         if statement.count("___") != 1:
             return None
         before, after = (re.escape(" ".join(x.split())) for x in statement.split("___"))
         rx = re.compile(rf"{before}(.+?){after}" if after.strip() else rf"{before}(.+?)[.,;]?$")
-        for claim in claims:
-            if m := rx.search(claim):
+        for fact in facts:
+            if m := rx.search(fact):
                 return m.group(1).strip()
         return None
 
@@ -206,11 +206,11 @@ class KnowledgeAgent:
         statements = _STATEMENT.findall(question)
         if len(statements) < 2:
             return None
-        claims = self._claims(kb)
+        facts = self._facts(kb)
         low = question.lower()
         if "how many years" in low or "which" in low and re.search(r"\b(first|earliest)\b",
                                                                    low):
-            found = [self._event_year(e, claims) for e in statements]
+            found = [self._event_year(e, facts) for e in statements]
             if any(f is None for f in found):
                 return None
             years = [f[0] for f in found if f is not None]
@@ -221,7 +221,7 @@ class KnowledgeAgent:
             return AgentAnswer(answer=answer, steps=[
                 f"learned facts, composed: years {years} of the quoted events"])
         if "___" in question:
-            fills = [self._filler(x, claims) for x in statements]
+            fills = [self._filler(x, facts) for x in statements]
             if fills[0] and all(f == fills[0] for f in fills):
                 return AgentAnswer(answer=fills[0], steps=[
                     f"learned facts, composed: {fills[0]!r} fills every blank"])
@@ -253,7 +253,7 @@ class KnowledgeAgent:
 
 @AGENTS.register("knowledge", arg="SPEC",
                  summary="leaked agent that learned the leaked items' facts: answers from "
-                         "their QA pairs, claims and spans (baseline reader), defers to the "
+                         "their QA pairs, facts and spans (baseline reader), defers to the "
                          "agent SPEC when the question's facts were not leaked")
 def knowledge_agent(arg: str | None, ctx: AgentContext) -> KnowledgeAgent:
     return KnowledgeAgent(f"knowledge:{arg}", ctx.inner(arg))

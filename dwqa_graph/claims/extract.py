@@ -29,6 +29,7 @@ from dwqa_graph._progress import progress
 from dwqa_graph.claims.spans import SpanRejected, locate, normalise
 from dwqa_graph.errors import UsageError
 from dwqa_graph.graph.store import Store, WritePlan
+from dwqa_graph.language.sentences import sentence_spans
 from dwqa_graph.llm import LLM, LLMFailure, LLMStats, load_prompt
 from dwqa_graph.models import stable_id
 
@@ -88,10 +89,6 @@ class ClaimsReport(BaseModel):
 
 
 # -- the rule extractor ---------------------------------------------------------------------
-_ABBREV = frozenset("""mr mrs ms dr prof st sr jr inc ltd co corp no vs etc e.g i.e al fig
-jan feb mar apr jun jul aug sep sept oct nov dec gen col lt sgt rev mt ft approx est u.s
-u.k dept univ""".split())
-_SENT_END = re.compile(r"[.!?][\"'”’)\]]*\s+")
 _PRONOUN_OPENING = re.compile(
     r"^(it|its|this|that|these|those|they|them|their|he|she|his|her|hers|we|our|us|i|you|"
     r"your|my|such|both|another|but|and|or|so)\b", re.I)
@@ -100,24 +97,6 @@ _BOILERPLATE = re.compile(
     r"©|privacy policy|terms of (use|service)|javascript|advertisement|share this|read more|"
     r"follow us|download the app", re.I)
 _LABEL = re.compile(r"^[A-Z]{1,3}:")
-
-
-def sentences(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each sentence: paragraphs (lines) split at sentence punctuation,
-    not after common abbreviations or initials."""
-    for line in re.finditer(r"[^\n]+", text):
-        start = line.start()
-        for m in _SENT_END.finditer(line.group(0)):
-            end = line.start() + m.end()
-            before = text[start:line.start() + m.start()].split()
-            last = before[-1].lower().rstrip(".") if before else ""
-            nxt = text[end:end + 1]
-            if last in _ABBREV or (len(last) == 1 and last.isalpha()) or (nxt and nxt.islower()):
-                continue
-            yield start, line.start() + m.end() - (len(m.group(0)) - len(m.group(0).rstrip()))
-            start = end
-        if start < line.end():
-            yield start, line.end()
 
 
 def keep_sentence(s: str) -> bool:
@@ -137,7 +116,7 @@ def keep_sentence(s: str) -> bool:
 
 def rule_candidates(text: str) -> list[tuple[int, int]]:
     out = []
-    for a, b in sentences(text):
+    for a, b in sentence_spans(text):
         while a < b and text[a].isspace():
             a += 1
         if a < b and keep_sentence(text[a:b]):

@@ -16,6 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+from dwqa_graph.language.lexicon import MONTH_ABBREVIATIONS, MONTHS, TITLES, WEEKDAYS, verb_lemma
+from dwqa_graph.language.sentences import split_sentences as sentences_of
 from dwqa_graph.text import STOP_WORDS, normalize_answer
 
 AnswerType = Literal["year", "date", "number", "quantity", "entity", "subject", "yesno",
@@ -44,17 +46,6 @@ _PLACE_WORDS = frozenset("quarter street road avenue square park station bridge 
 _HOW_QUANTITY = re.compile(
     r"\bhow (?:long|far|high|tall|big|large|old|deep|heavy|wide|fast|hot|cold|often)\b"
     r"|\bwhat (?:percentage|percent|proportion|share)\b")
-_IRREGULAR = {
-    "began": "begin", "begun": "begin", "built": "build", "led": "lead", "fell": "fall",
-    "fallen": "fall", "rose": "rise", "risen": "rise", "won": "win", "paid": "pay",
-    "gave": "give", "given": "give", "took": "take", "taken": "take", "made": "make",
-    "found": "find", "held": "hold", "left": "leave", "sold": "sell", "bought": "buy",
-    "brought": "bring", "grew": "grow", "grown": "grow", "became": "become", "ran": "run",
-    "spent": "spend", "told": "tell", "said": "say", "wrote": "write", "written": "write",
-    "chose": "choose", "chosen": "choose", "met": "meet", "kept": "keep", "lost": "lose",
-    "went": "go", "gone": "go", "came": "come", "broke": "break", "broken": "break",
-    "struck": "strike",
-}
 # Past tenses that make "What <verb> ...?" ask for the subject ("What caused the fire?").
 _PAST = re.compile(r"^(?:\w+ed|" + "|".join(sorted(
     {"began", "built", "led", "made", "brought", "gave", "took", "drove", "kept", "left",
@@ -63,13 +54,7 @@ _BE = frozenset("is are was were be been being".split())
 _BY_AGENT = re.compile(r"\s+by\s+((?:(?!\b(?:and|which|that|who|after|before|when)\b)"
                        r"[^,;.()])+)")
 _NEGATION = frozenset("not no never none neither nor without cannot".split())
-_ABBREVIATIONS = frozenset("dr mr mrs ms prof st no nr vs etc approx jr sr inc ltd co fig "
-                           "e.g i.e".split())
 # Titles before a name are not part of the name a gold answer gives ("Mayor Edda Quist").
-_TITLES = frozenset("dr mr mrs ms prof professor sir dame lord lady mayor president premier "
-                    "councillor senator governor chancellor judge king queen prince princess "
-                    "captain".split())
-_BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
 _CONNECTORS = frozenset("of the de del der den van von du la le y for".split())
 # Capitalised because they start a sentence, not because they name something.
 _CAPITALISED_FUNCTION_WORDS = frozenset(
@@ -77,12 +62,8 @@ _CAPITALISED_FUNCTION_WORDS = frozenset(
     "after before according when while since until during because as but and or if so "
     "there here his her their our my your all some most many no yes one two both each "
     "however also then today yesterday what which who where why how is are was were".split())
-_MONTH_NAMES = ("january february march april may june july august september october "
-                "november december").split()
-_CALENDAR_WORDS = frozenset(_MONTH_NAMES + "monday tuesday wednesday thursday friday saturday "
-                            "sunday".split())
-_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
-          r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?")
+_CALENDAR_WORDS = frozenset(w.lower() for w in MONTHS + WEEKDAYS)
+_MONTH = rf"(?:{'|'.join(MONTHS + MONTH_ABBREVIATIONS)})\.?"
 _YEAR = re.compile(r"(?<![\w.,])(?:1[0-9]{3}|20[0-9]{2})(?![\w]|[.,]\d)")
 # (pattern, specificity): a full date answers "when" better than a month, a month than a year.
 _DATES = (
@@ -124,11 +105,11 @@ _YESNO_COVERAGE = 0.5
 
 
 def _stem(word: str) -> str:
-    """A crude suffix stripper: "opened"/"opens" meet "open", "stops" meets "stop", and
-    common irregular verbs meet their base form ("began" -> "begin")."""
+    """A crude suffix stripper over the verb's lemma: "opened"/"opens" meet "open", "stops"
+    meets "stop", and irregular verbs meet their base form ("began" -> "begin")."""
     if word.isdigit():
         return word
-    word = _IRREGULAR.get(word, word)
+    word = verb_lemma(word) or word
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
             word = word[: -len(suffix)]
@@ -142,28 +123,15 @@ def content_terms(text: str) -> list[str]:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of extracted page text: one per line at least (trafilatura puts paragraphs,
-    list items and table rows on lines of their own), split at sentence ends that are not
-    abbreviations or initials ("Dr. Hanna Vestergaard")."""
+    """Sentences of extracted page text (``language.sentences``), a table row's cells read as
+    one sentence ("| Deaths | 4 |" as "Deaths; 4"), lines with no word left out."""
     out: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
-        if line.startswith("|"):  # a table row: its cells, so "| Deaths | 4 |" reads as a fact
+        if line.startswith("|"):
             line = "; ".join(c.strip() for c in line.strip("|").split("|") if c.strip())
-        if not WORD.search(line):
-            continue
-        start = 0
-        for m in _BOUNDARY.finditer(line):
-            words = line[start:m.start()].split()
-            last = words[-1].lower().lstrip("(\"'“") if words else ""
-            nxt = line[m.end():m.end() + 1]
-            if (last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
-                    or not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘(")):
-                continue
-            out.append(line[start:m.end()].strip())
-            start = m.end()
-        if line[start:].strip():
-            out.append(line[start:].strip())
+        if WORD.search(line):
+            out += sentences_of(line)
     return out
 
 
@@ -242,7 +210,7 @@ def _entity_spans(sentence: str, common: frozenset[str] = frozenset()) -> list[_
             word = tokens[j].group()
             low = word.lower()
             if word[0].isupper() and low not in _CALENDAR_WORDS:
-                if not run and (low in _CAPITALISED_FUNCTION_WORDS or low in _TITLES
+                if not run and (low in _CAPITALISED_FUNCTION_WORDS or low in TITLES
                                 or (j == 0 and low in common)):
                     break
                 run.append(tokens[j])

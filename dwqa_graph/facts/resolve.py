@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, EntityType
 from dwqa_graph.language.doc import Sentence, Token
+from dwqa_graph.language.lexicon import legal_form_pattern
 from dwqa_graph.models import stable_id
 
 #: Fine-grained NER tag -> coarse type; tags not listed are not entities.
@@ -55,7 +56,7 @@ _NOT_A_SUBJECT = re.compile(r"^(List|Lists|Timeline|History|Outline|Index|Glossa
                             r" of ")
 # Two words run together by a lost space ("Millvina.The"): a text glitch, not a name.
 _GLUED = re.compile(r"[a-z]{2}\.[A-Z]")
-_LEGAL_FORM = re.compile(r",?\s+(Inc\.?|Ltd\.?|LLC|PLC|plc|Corp\.?|Co\.|S\.A\.|AG|GmbH|N\.V\.)$")
+_LEGAL_FORM = re.compile(rf",?\s+({legal_form_pattern()})$")
 
 
 #: Nouns that say a page's subject is a work (a lead "X is a 1975 American film").

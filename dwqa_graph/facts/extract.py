@@ -29,6 +29,7 @@ from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
+#: What each version changed, and why, is in CHANGELOG.md.
 RULES_VERSION = "39"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
@@ -63,8 +64,8 @@ _BY_RELS = ("obl:agent", "obl:by", "nmod:agent", "nmod:by")
 _BETWEEN = {",", "RB", "CC", "VBN", "``", "''", "-LRB-", "-RRB-", "JJ"}
 # Verbs whose object's number is an amount the subject has: holds, is made of, measures,
 # earns or sells ("employs 127,855 people", "raised $1.2 billion", "sold 10 million
-# copies"). Rules 29 list them (before, a list of verbs left out): what the blind labels
-# refused was each time another verb -- a threshold ("scored 10 points or more in 1,000
+# copies"). A list of the verbs that hold, not of those that do not: a number on any other
+# verb is no amount the subject has -- a threshold ("scored 10 points or more in 1,000
 # consecutive games"), a milestone ("reach 60 and 70 million likes"), a payment ("paying
 # Armstrong $7.5 million"), a part ("included 50 people"), a change ("cut 18,000 jobs"), a
 # count somebody recorded or announced.
@@ -73,7 +74,7 @@ _HELD = {"have", "own", "employ", "operate", "comprise", "compose", "make up", "
          "total", "gross", "earn", "net", "raise", "sell", "average", "attract", "serve",
          "enrol", "enroll", "boast", "keep", "retain", "receive"}
 # Verbs whose complement is somebody's claim, not the page's ("Although Musk said he earned
-# the degrees in 1995, UPenn maintains ... 1997": rules 28, from the blind labels).
+# the degrees in 1995, UPenn maintains ... 1997").
 _SAYING = {"say", "claim", "allege", "assert", "insist", "argue", "believe", "think",
            "suggest", "maintain", "contend", "speculate", "deny", "dispute", "doubt",
            "suppose", "suspect", "rumor", "rumour", "testify"}
@@ -81,12 +82,12 @@ _SAYING = {"say", "claim", "allege", "assert", "insist", "argue", "believe", "th
 _LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", "tell",
           "include", "begin", "start", "use", "take", "give", "come", "decide", "try",
           # a reference's own dates ("George Eliot Archived 18 June 2021 at the Wayback
-          # Machine": rules 29, from the blind labels)
+          # Machine")
           "archive", "retrieve", "access"}
 # Verbs of telling whose event is what was told ("he informed Ernest Jones[, telling him
 # that the growth had been removed]": the phrase "informed Ernest Jones" tells a reader
-# nothing they can find; rules 34, from review R33). Without a complement of their own, or
-# "of"/"about" on their object, they name no event.
+# nothing they can find). Without a complement of their own, or "of"/"about" on their
+# object, they name no event.
 _TELLING = {"inform", "notify", "advise", "warn", "assure", "reassure", "remind", "alert",
             "brief", "persuade", "convince", "urge", "ask", "instruct", "order", "request"}
 
@@ -169,8 +170,8 @@ def _irrealis(sent: Sentence, v: int) -> bool:
     """Negated, modal, conditional, planned ("was to verify") or a complement of 'plan',
     'expect' ...: not a fact."""
     # "be to" + verb: what was arranged or due, not what happened ("The Commission was to
-    # verify compliance in October 2023"; rules 36, from facts sample 22). Not an infinitive
-    # of another verb: "went on to win" did happen.
+    # verify compliance in October 2023"). Not an infinitive of another verb: "went on to
+    # win" did happen.
     if any(sent.token(m).word.lower() == "to" for m in sent.deps(v, "mark")) and any(
             sent.token(a).lemma.lower() == "be" for a in sent.deps(v, "aux")):
         return True
@@ -208,8 +209,7 @@ def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
     if _unsure_subjects(sent, v, heads, spans):
         return []
     # the subject of "to become" in "A surpassed B to become ..." is A or B as the parser
-    # guesses (rules 17): a controlled subject counts only where the governing verb has
-    # no object
+    # guesses: a controlled subject counts only where the governing verb has no object
     heads += [h for h in sent.deps(v, "nsubj:xsubj")
               if not any(rel.startswith("xcomp") and sent.deps(g, "obj")
                          for rel, g in sent.heads(v) if g)]
@@ -234,7 +234,7 @@ def _subjects(sent: Sentence, v: int, spans: list[Span]) -> list[Span]:
 def _next_to(sent: Sentence, noun: int, v: int) -> bool:
     """The participle follows its noun closely: "a concert tour by Depeche Mode in support of
     the album "Delta Machine", released 22 March 2013" is the album's release, whatever the
-    parser attached it to (rules 18)."""
+    parser attached it to."""
     if v > noun and all(sent.token(k).pos in _BETWEEN for k in range(noun + 1, v)):
         return True
     # the second of two ("a film produced by A and directed by B")
@@ -243,7 +243,7 @@ def _next_to(sent: Sentence, noun: int, v: int) -> bool:
 
 
 def _unsure_subjects(sent: Sentence, v: int, heads: list[int], spans: list[Span]) -> bool:
-    """The parse does not say whose the verb is (rules 16, from the blind labels):
+    """The parse does not say whose the verb is:
     - several subjects that are not one coordination of named entities ("At a celebration
       honouring Alan Greenspan, ..., Rajan delivered": both are the verb's nsubj; "Harry
       Potter and the Philosopher's Stone was published": one conjunct is no entity);
@@ -269,7 +269,7 @@ def _date(sent: Sentence, v: int) -> DateValue | None:
     """The one calendar date attached to the verb itself, else None. A date written after a
     verb coordinated with it is that verb's, whatever the parser says ("she was accepted by
     Merton and began her studies there in September 1993": the parser hangs the date on
-    "accepted"; rules 26, from the blind reviews)."""
+    "accepted")."""
     found: dict[tuple[int, int], DateValue | None] = {}
     conjuncts = [c for c in sent.deps(v, "conj:") if c > v and sent.token(c).pos.startswith("VB")]
     for d in sent.deps(v, *_DATE_RELS):
@@ -286,7 +286,7 @@ def _date(sent: Sentence, v: int) -> DateValue | None:
 
 def _written_date(m: Mention) -> DateValue | None:
     """The mention's date, unless the tagger computed it from another ("In 2017, more than
-    15 years later" is normalised to 2032, rules 18): a year written in the mention must be
+    15 years later" is normalised to 2032): a year written in the mention must be
     the date's year."""
     value = date_value(m.norm)
     written = {int(w) for w in re.findall(r"\b(\d{4})\b", m.text)}
@@ -308,9 +308,9 @@ def _past_another_verb(sent: Sentence, v: int, s: Span, spans: list[Span]) -> bo
     """Another verb stands between ``v`` and the entity: it is that verb's. "directed by
     Robert Iscove and starring Freddie Prinze Jr., Rachael Leigh Cook": the parser joins the
     actors to the director and enhanced++ copies "by" to each of them, so four actors were
-    directors (rules 34, from facts sample 20). Verbs sharing the entity with ``v`` are no
-    other verbs ("written, executive produced, and directed by X"): its conjuncts, with
-    only conjunctions, commas, adverbs and their own modifiers between them and ``v``."""
+    directors. Verbs sharing the entity with ``v`` are no other verbs ("written, executive
+    produced, and directed by X"): its conjuncts, with only conjunctions, commas, adverbs
+    and their own modifiers between them and ``v``."""
     conjuncts = {u for r, u in sent.children.get(v, ()) if r.startswith("conj")}
     shared = conjuncts | {d for u in conjuncts for r, d in sent.children.get(u, ())
                           if d < s.first and not r.startswith(("obl", "obj"))}
@@ -376,7 +376,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     if lemma in _FOUND:
         if lemma in ("incorporate", "form") and sent.deps(v, "obl:as"):
             # a new status, not a founding ("Alaska was officially incorporated as an
-            # organized territory in 1912": rules 29, from the blind labels)
+            # organized territory in 1912")
             return
         if passive:
             if date:
@@ -438,9 +438,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     if date and _plain_event(sent, v, lemma):
         phrase, short = event_phrases(sent, v, text)
         # An event no phrase names is not written: its verb alone ("Microsoft announced",
-        # "Scholes was fined") says nothing a reader can check, and no question words it
-        # (rules 37: the blind labellers of facts sample 23 refused all 56 such events they
-        # were shown).
+        # "Scholes was fined") says nothing a reader can check, and no question words it.
         if phrase is not None:
             yield _Read("event", lemma, subj, date=date, phrase=phrase, short_phrase=short)
     yield from _quantities(sent, v, lemma, subj, date)
@@ -449,8 +447,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
 def _released_on_something(sent: Sentence, v: int) -> bool:
     """A release on, for or to something that is not a date is a medium's or platform's
     ("released on DVD", "for iOS in 2014", "to the App Store on 6 September 2018"): a later
-    edition, not the work's release (rules 33, from the blind labels: 3 of 5 wrong releases
-    on full pages)."""
+    edition, not the work's release."""
     for d in sent.deps(v, "obl:on", "obl:for", "obl:to", "obl:onto", "obl:via"):
         m = sent.mention_at(d)
         if m is None or m.ner not in _TIME_NER:
@@ -463,8 +460,7 @@ def _released_on_something(sent: Sentence, v: int) -> bool:
 _KIND_WORDS = {"award", "prize", "tour", "cup", "trophy", "medal", "championship",
                "championships", "title", "race", "open", "games", "league", "series",
                "tournament", "contest", "election", "grand prix", "classic",
-               # a body named by its kind ("joined the Committee": rules 35, from facts
-               # sample 21)
+               # a body named by its kind ("joined the Committee")
                "committee", "council", "board", "society", "party", "club", "team",
                "group", "association", "union", "assembly", "commission", "company"}
 
@@ -507,8 +503,8 @@ def _object_gap(sent: Sentence, v: int) -> bool:
     """A relative clause without its pronoun whose object is the noun before it: "Freud as
     president, a position he relinquished in 1910 in favor of Adler" -- what he
     relinquished is the position, and the phrase "relinquished in favor of Adler" lost it
-    (the parser gives such clauses as parataxis or dep as often as acl:relcl; rules 34,
-    from review R33). Read off the words: a common noun with no preposition of its own,
+    (the parser gives such clauses as parataxis or dep as often as acl:relcl). Read off
+    the words: a common noun with no preposition of its own,
     the verb's subject, then the verb, which has no object after it -- or the parser's
     object is that noun ("a post he held in 1950": "post" the object of "held", before its
     subject). "After the war he moved" keeps its event: "war" has its preposition."""
@@ -565,7 +561,7 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     (``_CIRCUMSTANCE``) after it names something -- "fought at the Battle of Sobraon [during
     the First Anglo-Sikh War]", "made his debut for Portugal [in a friendly against
     Kazakhstan]". A question quoting a long phrase copies a run of its page, which the
-    checks refuse (``rounds/checks.py``): path generator 5 words such an event by its core
+    checks refuse (``rounds/checks.py``): the path generator words such an event by its core
     (whether the core still names one event of the subject is the path query's,
     ``cypher/paths/short_phrases.cypher``)."""
     tok = sent.token(v)
@@ -576,7 +572,7 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     if sent.deps(v, "nsubj:pass") and not auxes:
         # a passive's conjunct sharing its "was" ("He was appointed ... and awarded the
         # Order of the Medjidie in 1858", tagged VBD): its words alone read as active -- "did
-        # he award the Order" (rules 28, from the blind review)
+        # he award the Order"
         return None, None
     if sent.deps(v, "ccomp"):
         return None, None  # "suggested to Fliess [that ...]": what was said is the event
@@ -617,14 +613,13 @@ def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]
     """``core`` without a modifier that ends it set off by a comma, at any depth, once the
     rest names something: an aside by its punctuation ("filmed a cooking segment for Vogue's
     website[, demonstrating how to make a brie pastry]", "announced a deal to buy Mojang[,
-    along with the ownership of ...]"). Rules 38: 102 of the 298 events in FreshQA's paths
-    had 8 words or more after the verb, so every question naming them copied a run of its
-    page. A list's next item is no aside ("launched in Italy[, Portugal, and Spain]"), nor a
-    name after a common noun (``_phrase_text`` refuses "in the romantic comedy[, The
-    Town]"). The cut is only at the end, so the core stays the phrase's beginning. (Rules 38
-    also left out a thing's purpose, "reached an agreement with Apple Inc.[ to sell selected
-    products ...]"; rules 39 does not: review R40 found that agreement no longer said which
-    one.)"""
+    along with the ownership of ...]"). Without it, an event worded with many words after
+    its verb can only be asked by a question copying a run of its page. A list's next item
+    is no aside ("launched in Italy[, Portugal, and Spain]"), nor a name after a common noun
+    (``_phrase_text`` refuses "in the romantic comedy[, The Town]"). The cut is only at the
+    end, so the core stays the phrase's beginning. A thing's purpose is no aside: "reached
+    an agreement with Apple Inc.[ to sell selected products ...]" without it does not say
+    which agreement."""
     for c in range(v + 1, max(core)):
         if sent.token(c).word != ",":
             continue
@@ -660,7 +655,7 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
         return None
     # nor is a clause: the words after it are the parser's misreading ("surpassed Walmart as
     # the world's largest retailer[, driven in large part by its paid subscription plan,]
-    # Amazon Prime": the plan's name taken for a second object; rules 27)
+    # Amazon Prime": the plan's name taken for a second object)
     clauses = set().union(*(_subtree(sent, d) for r, d in sent.children.get(v, ())
                             if r.split(":")[0] in ("conj", "advcl", "parataxis")))
     if any(i not in keep and i in clauses for i in range(idx[0], idx[-1] + 1)):
@@ -673,36 +668,36 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
         return None
     # a duration left out inside the phrase is what the event is about ("spent [four
     # weeks] at Claus's station", "was sentenced [to five years] in prison"): the phrase
-    # without it says something else (rules 19, from the blind review of rule items)
+    # without it says something else
     if any(d > v and d < idx[-1] and d not in keep
            and any(sent.token(i).ner == "DURATION" for i in _subtree(sent, d))
            for _, d in sent.children.get(v, ())):
         return None
-    # so is a rank ("finished [fourth] in the London Chess Classic": rules 26, from the
-    # blind reviews -- the phrase without it is every edition the person played)
+    # so is a rank ("finished [fourth] in the London Chess Classic": the phrase without it
+    # is every edition the person played)
     if any(d > v and d < idx[-1] and d not in keep and sent.token(d).ner == "ORDINAL"
            for _, d in sent.children.get(v, ())):
         return None
     toks = [sent.token(i) for i in idx]
     if any(t.pos == "PRP" or t.word.lower() in _DEICTIC for t in toks):
         return None
-    # a name that runs on past the phrase (rules 25, from the blind reviews): a title's
-    # subtitle after a colon ("co-authored Farm Aid[: A Song for America]", the parser
-    # hangs it on the verb) or a capitalised word the parser did not join to the name
-    # ("its television programme Doctor [Who]"); the cut name is another thing's name
+    # a name that runs on past the phrase: a title's subtitle after a colon ("co-authored
+    # Farm Aid[: A Song for America]", the parser hangs it on the verb) or a capitalised
+    # word the parser did not join to the name ("its television programme Doctor [Who]");
+    # the cut name is another thing's name
     after = sent.token(idx[-1] + 1) if idx[-1] < len(sent.tokens) else None
     if after is not None and (after.word == ":" or (
             (toks[-1].word[:1].isupper() or toks[-1].pos.startswith("NNP"))
             and after.word[:1].isupper())):
-        return None  # (rules 39: also a word tagged a name's, "Hill House School in west")
-    # "in favour" with nothing it is in favour of: what of was the sentence before's (rules
-    # 39; "Freud set out his case in favour in 1926 ...": reviews R35, R37, R39 rejected it)
+        return None  # also a word tagged a name's ("Hill House School in west [London]")
+    # "in favour" with nothing it is in favour of: what of was the sentence before's
+    # ("Freud set out his case in favour in 1926 ...": no reader can tell in favour of what)
     if any(t.word.lower() in ("favour", "favor") and not sent.deps(i, "nmod:of")
            for i, t in zip(idx, toks, strict=True)):
         return None
-    # cut before what it needs (rules 16, from the blind review): a last word that is a
-    # preposition ("with a net worth of [$2 billion]"), or a kept word whose dependent the
-    # parser could not attach ("a partnership with Telltale Games to port [its games]")
+    # cut before what it needs: a last word that is a preposition ("with a net worth of
+    # [$2 billion]"), or a kept word whose dependent the parser could not attach ("a
+    # partnership with Telltale Games to port [its games]")
     if toks[-1].pos in ("IN", "TO") or any(
             d not in keep for i in idx if i != v for d in sent.deps(i, "dep")):
         return None
@@ -760,7 +755,7 @@ def _quantities(sent: Sentence, v: int, lemma: str, subj: Span,
             if n > o or _score(sent, nm.first, nm.last) or _in_title(sent, nm.first, nm.last):
                 continue
             # ... and so is one right after a capitalised noun ("reached Category 5
-            # strength", "Windows 10 devices": rules 28, from the blind labels)
+            # strength", "Windows 10 devices")
             before = sent.token(nm.first - 1) if nm.first > 1 else None
             if before is not None and before.pos in ("NNP", "NNPS") \
                     and before.word[:1].isupper():
@@ -824,7 +819,7 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         # and "died" before those: "(Florence, 21 April 1889 – Florence, 27 September 1956)",
         # "(born Pyongyang, 30 March 1875; died San Francisco, 24 April 1930)"; and the
         # marks a pronunciation lost in extraction leaves ("Dino Buzzati-Traverso (] ; 14
-        # October 1906 – 28 January 1972)": rules 33)
+        # October 1906 – 28 January 1972)")
         rest = [j for j in inside if sent.token(j).ner not in _PLACE_NER | {"DATE"}
                 and sent.token(j).word not in ("–", "-", "—", ",", ";", ":", "[", "]")
                 and sent.token(j).word.lower() not in ("born", "died", "b.", "d.")]
@@ -838,8 +833,8 @@ def _lifespan(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
             yield _Read("died", "die", s, date=died)
             # the place named with each date, before or after it: the separator between
             # the dates splits the brackets in two ("(Florence, 21 April 1889 – Florence,
-            # ...)", "(March 19, 1894, San Diego – August 25, 1975, Santa Monica)"; rules
-            # 32: the place after the birth date was read as the place of death)
+            # ...)", "(March 19, 1894, San Diego – August 25, 1975, Santa Monica)": the
+            # place after the birth date is the place of birth, not of death)
             sep = next((j for j in range(dates[0].last + 1, dates[1].first)
                         if sent.token(j).word in ("–", "-", "—", ";")), None)
             if sep is None:
@@ -869,7 +864,7 @@ def _work_year(sent: Sentence, spans: list[Span]) -> Iterator[_Read]:
         years = set()
         mods = sent.deps(tok.i, "nummod", "compound", "amod", "nmod:tmod", "obl:tmod")
         # the parser may hang the year on a compound before the noun ("a 1968 Soviet war
-        # film": 1968 modifies "war"; rules 32)
+        # film": 1968 modifies "war")
         mods += [d for c in sent.deps(tok.i, "compound") if c < tok.i
                  for d in sent.deps(c, "nummod", "amod")]
         for d in mods:

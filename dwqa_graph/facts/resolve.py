@@ -166,8 +166,8 @@ class PageResolver:
         self.subject_norms = {norm_name(f) for f in self.subject_forms}
         # The names the lead gives the subject in brackets right after its title ("Charles
         # III (Charles Philip Arthur George; born 14 November 1948) is ..."): the subject's,
-        # not another full name a later "Charles" could stand for (rules 36, from review
-        # R36: the king was "Charles Philip Arthur George", then "George", in questions).
+        # not another full name a later "Charles" could stand for (else questions call the
+        # king "Charles Philip Arthur George", then "George").
         for sent, text in sentences[:3]:
             for m in sent.mentions:
                 if TYPES.get(m.ner) == "PERSON" and m.first >= 3 \
@@ -222,7 +222,7 @@ class PageResolver:
                 # ("Paris Hilton is an American media personality"). A lead that gives
                 # the subject a birth is a person's, pronoun or not: a one-sentence
                 # paragraph "Franz Lackner (born 14 July 1956) is an Austrian prelate" has
-                # none (rules 32, from the decomposing agent's misses on 2Wiki).
+                # none (a paragraph dataset's page may be that one sentence).
                 self.subject_type = "MISC"
 
     def _born_in_lead(self, sentences: list[tuple[Sentence, str]]) -> bool:
@@ -423,8 +423,8 @@ class PageResolver:
                                         for rel, g in sent.heads(i) if g):
                     continue
                 # ... also where the parser loses the clause ("it was reported that Musk
-                # offered ...": "offered" read as a modifier of "Musk"; rules 35, from facts
-                # sample 21): "it" as the passive subject of a verb of reporting
+                # offered ...": "offered" read as a modifier of "Musk"): "it" as the passive
+                # subject of a verb of reporting
                 if word == "it" and any(rel == "nsubj:pass"
                                         and sent.token(g).lemma.lower() in _REPORTED
                                         for rel, g in sent.heads(i) if g):
@@ -437,11 +437,11 @@ class PageResolver:
             else:
                 continue
             # A sentence that names the page's thing elsewhere uses "it" for another thing
-            # ("Launched in 2006, it captured its first images of Pluto" on the Pluto page:
-            # rules 28, from the blind labels). Not "he" or "she" with the person's name
-            # ("In 1846, he fought at the Battle of Sobraon, where Harding was wounded"):
-            # rules 30 -- for people too, the rule cost 33 of 947 FreshQA items over ten
-            # fresh rounds (benchmarks/bench_paths.py), for an error seen on a thing's page.
+            # ("Launched in 2006, it captured its first images of Pluto" on the Pluto page).
+            # Not "he" or "she" with the person's name ("In 1846, he fought at the Battle of
+            # Sobraon, where Harding was wounded" is the page's person): applied to people,
+            # the rule drops many right facts of a person's page to avoid an error seen on
+            # things' pages.
             if not person and any(s.is_subject for s in spans):
                 continue
             # Another named entity before it could be what it stands for: leave it.
@@ -449,8 +449,7 @@ class PageResolver:
                    and (s.type == "PERSON") == person for s in spans):
                 continue
             # ... also a person the resolver could not name ("when former Brazil captain
-            # Sócrates was asked ... he replied" on Paul Scholes's page: rules 35, from facts
-            # sample 21)
+            # Sócrates was asked ... he replied" on Paul Scholes's page)
             if person and any(m.last < first and m.ner == "PERSON"
                               and not any(s.is_subject and s.covers(m.first) for s in spans)
                               for m in sent.mentions):
@@ -524,7 +523,7 @@ def fragment(sent: Sentence, first: int, last: int) -> bool:
     """Tokens ``first..last`` are part of a longer name: a proper noun or number right
     next to them is joined to them as a name part ("the Soviet Union" tagged as "Soviet" and
     "Union"; "Rodent Research 3"), or an ordinal before it ("the 74th Academy Awards": the
-    span alone names every edition; rules 29). Such a span names nothing by itself."""
+    span alone names every edition). Such a span names nothing by itself."""
     inside = range(first, last + 1)
     if _nickname_next_to(sent, first, last):
         return True
@@ -551,7 +550,7 @@ _REPORTED = {"report", "say", "announce", "reveal", "claim", "allege", "believe"
 def _nickname_next_to(sent: Sentence, first: int, last: int) -> bool:
     """A name in brackets inside a longer name, next to tokens ``first..last``: "William
     Grove (Bill) Skelly" gives "William Grove", "Bill" and "Skelly", none of them his name
-    (rules 34, from facts sample 20; a nickname in quotes is ``_QUOTES``'s)."""
+    (a nickname in quotes is ``_QUOTES``'s)."""
     n = len(sent.tokens)
 
     def proper(k: int) -> bool:

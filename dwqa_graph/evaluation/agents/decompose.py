@@ -617,7 +617,7 @@ def _subjects(doc: object) -> list[str]:
         for first, last in sorted(spans):
             if all(sent.token(i).pos.startswith("PRP") for i in range(first, last + 1)):
                 # a pronoun the library counts as a person's mention: "In the year he signed
-                # for Juventus, how old did Cristiano Ronaldo turn?" (templates 16)
+                # for Juventus, how old did Cristiano Ronaldo turn?"
                 continue
             last = _with_qualifier(sent, last)
             text = " ".join(sent.token(i).word for i in range(first, last + 1))

@@ -174,4 +174,14 @@ def test_span_bounds_reject_the_trace_not_half_of_it(store: Store, tmp_path: Pat
     assert f"{len(run['sources']) - 1:,} documents past" in next(
         p.detail for p in report.problems if p.reason == "too_many_sources")
     assert store.counts()["Document"] == 1
+    # The attributes' bound: a tool span's fourth attribute (its result) is left out, and
+    # counted; the trace is still ingested, its documents without their text.
+    monkeypatch.setattr(traces, "MAX_SOURCES", 200)
+    monkeypatch.setattr(traces, "MAX_ATTRIBUTES", 3)
+    store.wipe()
+    report = ingest(store, [path])
+    assert report.ingested == 1 and report.warnings_by_reason == {"values_cut": 1}
+    tools = [s for s in spans if s["spanId"].startswith("t")]
+    assert tools and len(tools[0]["attributes"]) == 4
+    assert report.problems[0].detail.startswith(f"{len(tools)} attribute values cut")
 

@@ -40,7 +40,9 @@ from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.reader import MAX_RECORD_BYTES, Problem, Raw, read_records
 from dwqa_graph.ingest.steps import RuleStepParser, StepParser
 from dwqa_graph.ingest.traces import (
+    MAX_ATTRIBUTES,
     MAX_SOURCES,
+    MAX_VALUE_CHARS,
     TraceCollector,
     TraceError,
     is_otlp,
@@ -277,6 +279,11 @@ def _trace(raw: Raw, data: dict[str, Any], dataset: str, problems: list[Problem]
         problems.append(Problem(file=raw.file, line=raw.line, reason="too_many_sources",
                                 fatal=False, detail=f"{data['_left_out']:,} documents past "
                                 f"the first {MAX_SOURCES} left out"))
+    if data.get("_cut"):
+        problems.append(Problem(file=raw.file, line=raw.line, reason="values_cut", fatal=False,
+                                detail=f"{data['_cut']:,} attribute values cut at a bound "
+                                f"({MAX_ATTRIBUTES:,} attributes per span and items per "
+                                f"list, {MAX_VALUE_CHARS:,} characters per text)"))
     log = _dwqa(raw, {k: v for k, v in data.items() if not k.startswith("_")}, dataset,
                 problems)
     return log.model_copy(update={"format": data["_format"]})

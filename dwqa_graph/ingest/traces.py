@@ -54,6 +54,9 @@ MAX_SPANS_PER_TRACE = 10_000
 #: Characters kept of one attribute value (a page's text, a model's output). A longer value
 #: holding JSON rejects its trace (``too_large``): cut, it could not be read as JSON.
 MAX_VALUE_CHARS = 1_000_000
+#: Attributes read of one span, and items of one list value; the rest are left out,
+#: counted in the trace's ``values_cut`` warning.
+MAX_ATTRIBUTES = 10_000
 #: Characters of a trace or span id (OTLP's are 32 and 16 hex digits); a longer one is
 #: not an id but junk, and would be repeated in every problem about its trace.
 MAX_ID_CHARS = 128
@@ -86,7 +89,10 @@ def is_smolagents(data: Any) -> bool:
 
 
 # -- OTLP --------------------------------------------------------------------------------
-def _cut(text: str) -> str:
+def _cut(text: str, cut: Counter[str]) -> str:
+    if len(text) <= MAX_VALUE_CHARS:
+        return text
+    cut["text"] += 1
     # One character over the bound survives the cut, so that ``_json`` sees the value was
     # longer than MAX_VALUE_CHARS and does not read a truncated JSON value as text.
     return text[:MAX_VALUE_CHARS + 1]
@@ -97,13 +103,24 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 
-def _any_value(v: Any) -> Any:
-    """An OTLP JSON ``AnyValue`` as a plain value."""
+def _first(items: list[Any], cut: Counter[str]) -> list[Any]:
+    if len(items) > MAX_ATTRIBUTES:
+        cut["items"] += len(items) - MAX_ATTRIBUTES
+    return items[:MAX_ATTRIBUTES]
+
+
+def _values(container: Any) -> Any:
+    """The ``values`` of an ``ArrayValue`` / ``KeyValueList`` (None when absent)."""
+    return container.get("values") if isinstance(container, dict) else None
+
+
+def _any_value(v: Any, cut: Counter[str]) -> Any:
+    """An OTLP JSON ``AnyValue`` as a plain value; what its bounds leave out is counted."""
     if not isinstance(v, dict):
-        return _cut(v) if isinstance(v, str) else v
+        return _cut(v, cut) if isinstance(v, str) else v
     for key in ("stringValue", "string_value"):
         if key in v:
-            return _cut(str(v[key]))
+            return _cut(str(v[key]), cut)
     for key in ("intValue", "int_value"):
         if key in v:
             try:
@@ -115,26 +132,28 @@ def _any_value(v: Any) -> Any:
             return v[key]
     for key in ("arrayValue", "array_value"):
         if key in v:
-            return [_any_value(x) for x in (v[key] or {}).get("values", [])][:10_000]
+            values = _values(v[key])
+            return [_any_value(x, cut) for x in _first(values, cut)] \
+                if isinstance(values, list) else []
     for key in ("kvlistValue", "kvlist_value"):
         if key in v:
-            return _attributes((v[key] or {}).get("values", []))
+            return _attributes(_values(v[key]), cut)
     return None
 
 
-def _attributes(items: Any) -> dict[str, Any]:
+def _attributes(items: Any, cut: Counter[str]) -> dict[str, Any]:
     if isinstance(items, dict):  # already a plain mapping (some exporters)
-        return {str(k): _any_value(v) if isinstance(v, str) else v
-                for k, v in list(items.items())[:10_000]}
+        return {str(k): _cut(v, cut) if isinstance(v, str) else v
+                for k, v in _first(list(items.items()), cut)}
     if items is None:
         return {}
     if not isinstance(items, list):
         raise TraceError("invalid_span", f"attributes: expected a list of key/value pairs, "
                                          f"got {type(items).__name__}")
     out: dict[str, Any] = {}
-    for kv in items[:10_000]:
+    for kv in _first(items, cut):
         if isinstance(kv, dict) and isinstance(kv.get("key"), str):
-            out[kv["key"]] = _any_value(kv.get("value"))
+            out[kv["key"]] = _any_value(kv.get("value"), cut)
     return out
 
 
@@ -147,6 +166,7 @@ class _Span:
     start: int
     attrs: dict[str, Any]
     line: int = field(default=0, compare=False)  # the record it came in
+    cut: int = field(default=0, compare=False)  # values its bounds cut or left out
 
 
 @dataclass
@@ -198,8 +218,11 @@ def _read_span(s: dict[str, Any], trace: str, line: int) -> _Span:
         start = int(s.get("startTimeUnixNano") or s.get("start_time_unix_nano") or 0)
     except (TypeError, ValueError):
         start = 0  # only orders the spans: a bad time is not worth the trace
-    return _Span(trace=trace, span=span, parent=parent, name=_cut(str(s.get("name") or "")),
-                 start=start, attrs=_attributes(s.get("attributes")), line=line)
+    cut: Counter[str] = Counter()
+    return _Span(trace=trace, span=span, parent=parent,
+                 name=_cut(str(s.get("name") or ""), cut),
+                 start=start, attrs=_attributes(s.get("attributes"), cut), line=line,
+                 cut=cut.total())
 
 
 #: What a record's skipped entries were, by reason (after their count in a problem).
@@ -503,7 +526,8 @@ def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
                                          "document with a URL")
     return {"id": f"{kind}:{trace_id}", "question": question, "answer": answer,
             "thinking": "\n".join(x for x in lines if x), "_format": kind,
-            "_left_out": len(left_out), "sources": [{k: v for k, v in d.items() if v is not None}
+            "_left_out": len(left_out), "_cut": sum(s.cut for s in spans),
+            "sources": [{k: v for k, v in d.items() if v is not None}
                         for d in sources.values()]}
 
 

@@ -6,6 +6,7 @@ one is reported with its line and reason, as JSON lines and as a JSON array."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from dwqa_graph.config import Settings
 from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.logs import MAX_RECORD_BYTES, ingest
-from dwqa_graph.ingest.reader import BOM, MAX_DEPTH
+from dwqa_graph.ingest.reader import BOM, MAX_DEPTH, Problem, parse_record
 
 from .conftest import graph_fingerprint
 from .test_bad_input import good
@@ -182,3 +183,14 @@ def test_non_json_literals_and_unfetchable_schemes(store: Store, tmp_path: Path)
     assert [(p.line, p.reason) for p in warned] == [(4, "blocked_scheme")] * 4
     assert all(u[:8] in p.detail for u, p in zip(schemes, warned, strict=True))
     assert report.ingested == 2
+
+
+def test_depth_check_is_linear_on_escaped_quotes() -> None:
+    """The depth scan skips strings; an unterminated string of escaped quotes used to be
+    retried from every quote: quadratic, minutes for these 120 kB, days for a
+    16 MB record."""
+    record = b'{"question": "q?", "x": ' + b"[" * (MAX_DEPTH + 1) + b'"\\' * 60_000
+    started = time.perf_counter()
+    [problem] = parse_record(record, "f", 1)
+    assert time.perf_counter() - started < 2.0
+    assert isinstance(problem, Problem) and problem.reason == "too_deep"

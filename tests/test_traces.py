@@ -8,16 +8,12 @@ from them. Bad traces are counted reasons, never an abort."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest import traces
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.rounds.generate import make_generator
@@ -229,18 +225,8 @@ def test_bad_traces_are_counted_reasons(store: Store, tmp_path: Path) -> None:
     ]) + "\n")
     report = ingest(store, [path])
     assert report.traces == 4 and report.ingested == 1, report.problems
-    assert report.rejected_by_reason == {"no_documents": 2, "no_question": 2}
+    assert report.rejected_by_reason == {"invalid_span": 1, "no_documents": 2,
+                                         "no_question": 2}
     lines = {p.reason: p.line for p in report.problems if p.fatal}
     assert lines["no_documents"] in (1, 6) and lines["no_question"] in (2, 5)
-
-
-def test_span_bounds(monkeypatch: pytest.MonkeyPatch, store: Store, tmp_path: Path) -> None:
-    monkeypatch.setattr(traces, "MAX_SPANS_PER_FILE", 5)
-    log = example_run(2)
-    spans = genai_spans(log, "ff66")
-    random.Random(1).shuffle(spans)
-    path = tmp_path / "many.jsonl"
-    path.write_text(json.dumps(_otlp(spans)) + "\n")
-    report = ingest(store, [path])
-    assert report.rejected_by_reason.get("too_many_spans") == 1
-    assert len(spans) > 5
+    assert lines["invalid_span"] == 3  # resourceSpans that is no list: counted, not dropped

@@ -40,6 +40,9 @@ from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.reader import MAX_RECORD_BYTES, Problem, Raw, read_records
 from dwqa_graph.ingest.steps import RuleStepParser, StepParser
 from dwqa_graph.ingest.traces import (
+    MAX_ATTRIBUTES,
+    MAX_SOURCES,
+    MAX_VALUE_CHARS,
     TraceCollector,
     TraceError,
     is_otlp,
@@ -248,7 +251,17 @@ def _hotpotqa(raw: Raw, data: dict[str, Any], dataset: str,
 
 def _trace(raw: Raw, data: dict[str, Any], dataset: str, problems: list[Problem]) -> AgentLog:
     """A trace already in the log shape (``traces.py``), ingested as its own format."""
-    log = _dwqa(raw, {k: v for k, v in data.items() if k != "_format"}, dataset, problems)
+    if data.get("_left_out"):
+        problems.append(Problem(file=raw.file, line=raw.line, reason="too_many_sources",
+                                fatal=False, detail=f"{data['_left_out']:,} documents past "
+                                f"the first {MAX_SOURCES} left out"))
+    if data.get("_cut"):
+        problems.append(Problem(file=raw.file, line=raw.line, reason="values_cut", fatal=False,
+                                detail=f"{data['_cut']:,} attribute values cut at a bound "
+                                f"({MAX_ATTRIBUTES:,} attributes per span and items per "
+                                f"list, {MAX_VALUE_CHARS:,} characters per text)"))
+    log = _dwqa(raw, {k: v for k, v in data.items() if not k.startswith("_")}, dataset,
+                problems)
     return log.model_copy(update={"format": data["_format"]})
 
 
@@ -481,28 +494,35 @@ class _Ingestion:
             self.note(item)
             return
         self.report.records += 1
-        if self.fmt in ("otel", "openinference") or (self.fmt == "auto" and is_otlp(item.data)):
-            # A trace's spans may come in any record of the file: gathered until it ends.
-            for problem in self.spans.add(item):
-                self.note(problem)
-            return
         try:
-            self.accept(item, name)
+            if self.fmt in ("otel", "openinference") or (
+                    self.fmt == "auto" and is_otlp(item.data)):
+                # A trace's spans may come in any record of the file: gathered until it ends.
+                for problem in self.spans.add(item):
+                    if problem.fatal:
+                        self.report.rejected += 1
+                    self.note(problem)
+            else:
+                self.accept(item, name)
         except Exception as exc:  # noqa: BLE001 - one record never ends the run
             self.reject(item, *_failure(exc))
 
     def end_file(self, name: str) -> None:
-        """Ingest the traces whose spans the file's records held (one seed graph each)."""
-        for item in self.spans.logs():
+        """Ingest the traces whose spans the file's records held (one seed graph each),
+        each on its own: a bad trace is its problem, named by the line of the record at
+        fault, and the traces after it are still ingested."""
+        for trace_id in list(self.spans.traces):
+            t = self.spans.traces[trace_id]
             self.report.traces += 1
-            if isinstance(item, Problem):
-                self.report.rejected += 1
-                self.note(item)
-                continue
             try:
+                item = Raw(file=t.file, line=t.line, data=self.spans.build(trace_id))
                 self.accept(item, name, fmt="trace")
+            except TraceError as exc:
+                self.report.rejected += 1
+                self.note(Problem(file=t.file, line=exc.line or t.line, reason=exc.reason,
+                                  detail=exc.detail))
             except Exception as exc:  # noqa: BLE001 - one trace never ends the run
-                self.reject(item, *_failure(exc))
+                self.reject(Raw(file=t.file, line=t.line, data=None), *_failure(exc))
         self.spans = TraceCollector()
 
     def finish(self, started: float) -> IngestReport:

@@ -30,7 +30,10 @@ MAX_DEPTH = 64
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# A string, or an unterminated one running to the end: it always matches where it starts,
+# so a failed match is never retried from the next quote (retrying would make the scan
+# quadratic on a run of escaped quotes). Possessive: no backtracking either.
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # The lexical scanner's stops, from the largest: a whole container nested at most
@@ -95,8 +98,8 @@ def _int64(text: str) -> int:
     return value
 
 
-def _depth(text: str) -> int:
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+def _depth(text: str, limit: int) -> int:
+    if text.count("[") + text.count("{") <= limit:
         return 0  # cannot be deeper than it has brackets: skip the scan (the usual case)
     depth = deepest = 0
     for ch in _NOT_BRACKET.sub("", _STRING.sub("", text)):
@@ -122,6 +125,36 @@ def _not_json(literal: str) -> Any:
     raise RecordError("malformed_json", f"{literal} is not a JSON value")
 
 
+def decode_json(text: str, *, max_chars: int = MAX_RECORD_BYTES,
+                max_depth: int = MAX_DEPTH) -> Any:
+    """Parse one JSON text under the record bounds. Every JSON the ingest decodes goes
+    through here: a record, and a JSON string inside a trace's attribute (which the
+    record's own checks saw only as a string).
+
+    Size and nesting depth are checked before parsing (a deep value would otherwise end
+    the process in a ``RecursionError``); the parse refuses duplicate keys, integers
+    outside int64, NaN / Infinity and lone surrogate escapes. Raises ``RecordError`` with
+    the reason, or ``json.JSONDecodeError`` (``malformed_json``) with its position."""
+    if len(text) > max_chars:
+        raise RecordError("too_large", f"{len(text):,} characters exceed the limit of "
+                                       f"{max_chars:,}")
+    deepest = _depth(text, max_depth)
+    if deepest > max_depth:
+        raise RecordError("too_deep", f"nested {deepest:,} deep (limit {max_depth})")
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_int=_int64,
+                           parse_constant=_not_json)
+    except RecursionError as exc:  # not reached given the depth check; kept as a last line
+        raise RecordError("too_deep", "nesting too deep") from exc
+    if _SURROGATE_ESCAPE.search(text):  # escaped pairs are fine; a lone half is not
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise RecordError("invalid_unicode", "a lone surrogate escape (\\ud800-"
+                              "\\udfff without its pair) is not a character") from exc
+    return value
+
+
 def parse_record(data: bytes, file: str, line: int) -> list[Raw | Problem]:
     """One record's bytes -> [Raw] or [problems...]; never raises for bad input."""
     if len(data) > MAX_RECORD_BYTES:
@@ -129,25 +162,13 @@ def parse_record(data: bytes, file: str, line: int) -> list[Raw | Problem]:
     text, problems = _decode(data, file, line)
     out: list[Raw | Problem] = list(problems)
     try:
-        deepest = _depth(text)
-        if deepest > MAX_DEPTH:
-            raise RecordError("too_deep", f"nested {deepest} deep (limit {MAX_DEPTH})")
-        value = json.loads(text, object_pairs_hook=_pairs, parse_int=_int64,
-                           parse_constant=_not_json)
-        if _SURROGATE_ESCAPE.search(text):  # escaped pairs are fine; a lone half is not
-            try:
-                json.dumps(value, ensure_ascii=False).encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise RecordError("invalid_unicode", "a lone surrogate escape (\\ud800-"
-                                  "\\udfff without its pair) is not a character") from exc
+        value = decode_json(text)
     except RecordError as exc:
         out.append(Problem(file=file, line=line, reason=exc.reason, detail=exc.detail))
     except json.JSONDecodeError as exc:
         at = min(exc.pos, len(text.rstrip()))  # "unexpected end" names the record's line
         out.append(Problem(file=file, line=line + text.count("\n", 0, at),
                            reason="malformed_json", detail=exc.msg))
-    except RecursionError:  # not reached given the depth check; kept as a last line
-        out.append(Problem(file=file, line=line, reason="too_deep", detail="nesting too deep"))
     except ValueError as exc:  # e.g. a float literal Python refuses
         out.append(Problem(file=file, line=line, reason="malformed_json", detail=str(exc)[:200]))
     else:

@@ -27,25 +27,39 @@ log. What is read:
   is the question, ``ActionStep.model_output`` the transcript, ``tool_calls`` /
   ``observations`` of search and visit tools the sources, ``FinalAnswerStep`` the answer.
 
-A trace without a question or without any source is a counted reason, not an abort.
+Trace input is untrusted like any record: a JSON string inside an attribute is decoded by
+the same bounded decoder as a record (``reader.decode_json``), so a value nested 100,000
+deep is the trace's ``too_deep``, not the process's ``RecursionError``. A trace without a
+question or a source, with a span that cannot be read, or with two different spans under
+one span id (two runs sharing a trace id) is rejected with a counted reason naming the
+record's line; spans without a trace id are counted too. Nothing of a rejected trace is
+written, so two runs are never merged into one seed graph.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from dwqa_graph.ingest.reader import Problem, Raw
+from dwqa_graph.ingest.reader import Problem, Raw, RecordError, decode_json
 
 #: Spans one file may hold (all are kept until the file ends: a trace's spans can come in
 #: any batch) and one trace may have.
 MAX_SPANS_PER_FILE = 200_000
 MAX_SPANS_PER_TRACE = 10_000
-#: Characters kept of one attribute value (a page's text, a model's output).
+#: Characters kept of one attribute value (a page's text, a model's output). A longer value
+#: holding JSON rejects its trace (``too_large``): cut, it could not be read as JSON.
 MAX_VALUE_CHARS = 1_000_000
+#: Attributes read of one span, and items of one list value; the rest are left out,
+#: counted in the trace's ``values_cut`` warning.
+MAX_ATTRIBUTES = 10_000
+#: Characters of a trace or span id (OTLP's are 32 and 16 hex digits); a longer one is
+#: not an id but junk, and would be repeated in every problem about its trace.
+MAX_ID_CHARS = 128
 #: Sources one trace may contribute.
 MAX_SOURCES = 200
 
@@ -55,11 +69,12 @@ _MD_LINK = re.compile(r"\[([^\]\n]{1,300})\]\((https?://[^)\s]{1,2000})\)")
 
 
 class TraceError(ValueError):
-    """A trace that gives no seed graph; ``reason`` is the counted reason."""
+    """A trace that gives no seed graph; ``reason`` is the counted reason, ``line`` the
+    record of the span at fault (0: the trace's first record)."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: str, line: int = 0) -> None:
         super().__init__(detail)
-        self.reason, self.detail = reason, detail
+        self.reason, self.detail, self.line = reason, detail, line
 
 
 def is_otlp(data: Any) -> bool:
@@ -74,13 +89,38 @@ def is_smolagents(data: Any) -> bool:
 
 
 # -- OTLP --------------------------------------------------------------------------------
-def _any_value(v: Any) -> Any:
-    """An OTLP JSON ``AnyValue`` as a plain value."""
+def _cut(text: str, cut: Counter[str]) -> str:
+    if len(text) <= MAX_VALUE_CHARS:
+        return text
+    cut["text"] += 1
+    # One character over the bound survives the cut, so that ``_json`` sees the value was
+    # longer than MAX_VALUE_CHARS and does not read a truncated JSON value as text.
+    return text[:MAX_VALUE_CHARS + 1]
+
+
+def _short(text: str) -> str:
+    """An id or a name as shown in a problem's detail."""
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _first(items: list[Any], cut: Counter[str]) -> list[Any]:
+    if len(items) > MAX_ATTRIBUTES:
+        cut["items"] += len(items) - MAX_ATTRIBUTES
+    return items[:MAX_ATTRIBUTES]
+
+
+def _values(container: Any) -> Any:
+    """The ``values`` of an ``ArrayValue`` / ``KeyValueList`` (None when absent)."""
+    return container.get("values") if isinstance(container, dict) else None
+
+
+def _any_value(v: Any, cut: Counter[str]) -> Any:
+    """An OTLP JSON ``AnyValue`` as a plain value; what its bounds leave out is counted."""
     if not isinstance(v, dict):
-        return v
+        return _cut(v, cut) if isinstance(v, str) else v
     for key in ("stringValue", "string_value"):
         if key in v:
-            return str(v[key])[:MAX_VALUE_CHARS]
+            return _cut(str(v[key]), cut)
     for key in ("intValue", "int_value"):
         if key in v:
             try:
@@ -92,20 +132,28 @@ def _any_value(v: Any) -> Any:
             return v[key]
     for key in ("arrayValue", "array_value"):
         if key in v:
-            return [_any_value(x) for x in (v[key] or {}).get("values", [])][:10_000]
+            values = _values(v[key])
+            return [_any_value(x, cut) for x in _first(values, cut)] \
+                if isinstance(values, list) else []
     for key in ("kvlistValue", "kvlist_value"):
         if key in v:
-            return _attributes((v[key] or {}).get("values", []))
+            return _attributes(_values(v[key]), cut)
     return None
 
 
-def _attributes(items: Any) -> dict[str, Any]:
+def _attributes(items: Any, cut: Counter[str]) -> dict[str, Any]:
     if isinstance(items, dict):  # already a plain mapping (some exporters)
-        return {str(k): v for k, v in list(items.items())[:10_000]}
+        return {str(k): _cut(v, cut) if isinstance(v, str) else v
+                for k, v in _first(list(items.items()), cut)}
+    if items is None:
+        return {}
+    if not isinstance(items, list):
+        raise TraceError("invalid_span", f"attributes: expected a list of key/value pairs, "
+                                         f"got {type(items).__name__}")
     out: dict[str, Any] = {}
-    for kv in (items or [])[:10_000]:
+    for kv in _first(items, cut):
         if isinstance(kv, dict) and isinstance(kv.get("key"), str):
-            out[kv["key"]] = _any_value(kv.get("value"))
+            out[kv["key"]] = _any_value(kv.get("value"), cut)
     return out
 
 
@@ -117,6 +165,8 @@ class _Span:
     name: str
     start: int
     attrs: dict[str, Any]
+    line: int = field(default=0, compare=False)  # the record it came in
+    cut: int = field(default=0, compare=False)  # values its bounds cut or left out
 
 
 @dataclass
@@ -124,6 +174,63 @@ class _Trace:
     file: str
     line: int  # the record its first span came in
     spans: list[_Span] = field(default_factory=list)
+    by_id: dict[str, _Span] = field(default_factory=dict)
+    #: Why the trace cannot be built (the first reason found); nothing of it is written.
+    broken: TraceError | None = None
+
+    def fail(self, reason: str, detail: str, line: int) -> None:
+        self.broken = self.broken or TraceError(reason, detail, line)
+
+
+def _id(value: Any) -> str | None:
+    """A trace or span id: a string of at most MAX_ID_CHARS; "" when absent, else None."""
+    if value is None or value == "":
+        return ""
+    return value if isinstance(value, str) and len(value) <= MAX_ID_CHARS else None
+
+
+def _otlp_spans(data: dict[str, Any], skipped: Counter[str]) -> Iterator[dict[str, Any]]:
+    """The span objects of one OTLP record; what is not one is counted in ``skipped``."""
+    for rs in _listed(data.get("resourceSpans", data.get("resource_spans")), skipped):
+        for ss in _listed(rs.get("scopeSpans", rs.get("scope_spans")), skipped):
+            yield from _listed(ss.get("spans"), skipped)
+
+
+def _listed(items: Any, skipped: Counter[str]) -> Iterator[dict[str, Any]]:
+    if not isinstance(items, list):
+        if items is not None:  # absent is empty; present but no list is a broken record
+            skipped["invalid_span"] += 1
+        return
+    for item in items:
+        if isinstance(item, dict):
+            yield item
+        else:
+            skipped["invalid_span"] += 1
+
+
+def _read_span(s: dict[str, Any], trace: str, line: int) -> _Span:
+    span, parent = _id(s.get("spanId", s.get("span_id"))), _id(
+        s.get("parentSpanId", s.get("parent_span_id")))
+    if span is None or parent is None:
+        raise TraceError("invalid_span", f"spanId / parentSpanId: expected a string of at "
+                                         f"most {MAX_ID_CHARS} characters")
+    try:
+        start = int(s.get("startTimeUnixNano") or s.get("start_time_unix_nano") or 0)
+    except (TypeError, ValueError):
+        start = 0  # only orders the spans: a bad time is not worth the trace
+    cut: Counter[str] = Counter()
+    return _Span(trace=trace, span=span, parent=parent,
+                 name=_cut(str(s.get("name") or ""), cut),
+                 start=start, attrs=_attributes(s.get("attributes"), cut), line=line,
+                 cut=cut.total())
+
+
+#: What a record's skipped entries were, by reason (after their count in a problem).
+_SKIPPED = {"invalid_span": "entries that are not a span object (or a list of them) skipped",
+            "no_trace_id": "spans without a traceId (missing, not a string, or over "
+                           f"{MAX_ID_CHARS} characters) skipped",
+            "duplicate_span": "spans repeated with the same content (a re-sent batch) kept "
+                              "once"}
 
 
 class TraceCollector:
@@ -134,59 +241,113 @@ class TraceCollector:
         self.spans = 0
 
     def add(self, raw: Raw) -> list[Problem]:
-        data = raw.data
-        problems: list[Problem] = []
-        for rs in data.get("resourceSpans") or data.get("resource_spans") or []:
-            if not isinstance(rs, dict):
+        """Take one record's spans. Its problems: a fatal one when the record gave no span
+        to any trace, warnings for the spans it skipped; a trace with a bad span is marked
+        and rejected when it is built."""
+        if not isinstance(raw.data, dict):
+            return [Problem(file=raw.file, line=raw.line, reason="not_an_object",
+                            detail=f"expected an OTLP JSON object, got "
+                                   f"{type(raw.data).__name__}")]
+        skipped: Counter[str] = Counter()
+        taken = over_cap = 0
+        for s in _otlp_spans(raw.data, skipped):
+            trace = _id(s.get("traceId", s.get("trace_id")))
+            if not trace:
+                skipped["no_trace_id"] += 1
                 continue
-            for ss in rs.get("scopeSpans") or rs.get("scope_spans") or []:
-                if not isinstance(ss, dict):
-                    continue
-                for s in ss.get("spans") or []:
-                    if not isinstance(s, dict):
-                        continue
-                    if self.spans >= MAX_SPANS_PER_FILE:
-                        problems.append(Problem(
-                            file=raw.file, line=raw.line, reason="too_many_spans",
-                            detail=f"more than {MAX_SPANS_PER_FILE:,} spans in one file; the "
-                                   "rest of this record is skipped (split the file)"))
-                        return problems
-                    trace = str(s.get("traceId") or s.get("trace_id") or "")
-                    if not trace:
-                        continue
-                    t = self.traces.setdefault(trace, _Trace(raw.file, raw.line))
-                    if len(t.spans) >= MAX_SPANS_PER_TRACE:
-                        continue  # counted when the trace is built
-                    try:
-                        start = int(s.get("startTimeUnixNano") or s.get("start_time_unix_nano")
-                                    or 0)
-                    except (TypeError, ValueError):
-                        start = 0
-                    t.spans.append(_Span(
-                        trace=trace, span=str(s.get("spanId") or s.get("span_id") or ""),
-                        parent=str(s.get("parentSpanId") or s.get("parent_span_id") or ""),
-                        name=str(s.get("name") or ""), start=start,
-                        attrs=_attributes(s.get("attributes"))))
-                    self.spans += 1
+            taken += 1
+            t = self.traces.get(trace)
+            if self.spans >= MAX_SPANS_PER_FILE:
+                over_cap += 1
+                if t is not None:  # a trace missing some spans is not built from the rest
+                    t.fail("too_many_spans", f"spans past the file's limit of "
+                                             f"{MAX_SPANS_PER_FILE:,} were skipped", raw.line)
+                continue
+            if t is None:
+                t = self.traces[trace] = _Trace(raw.file, raw.line)
+            if len(t.spans) >= MAX_SPANS_PER_TRACE:
+                t.fail("too_many_spans", f"more than {MAX_SPANS_PER_TRACE:,} spans",
+                       raw.line)
+                continue
+            try:
+                span = _read_span(s, trace, raw.line)
+            except TraceError as exc:
+                t.fail(exc.reason, exc.detail, raw.line)
+                continue
+            first = t.by_id.get(span.span) if span.span else None
+            if first is not None:
+                if first == span:
+                    skipped["duplicate_span"] += 1
+                else:
+                    t.fail("span_conflict", f"span {_short(span.span)} at line {first.line} "
+                           f"and again at line {raw.line} with different content: two runs "
+                           "under one trace id are not merged", raw.line)
+                continue
+            if span.span:
+                t.by_id[span.span] = span
+            t.spans.append(span)
+            self.spans += 1
+        problems = []
+        if over_cap:
+            problems.append(Problem(
+                file=raw.file, line=raw.line, reason="too_many_spans",
+                detail=f"more than {MAX_SPANS_PER_FILE:,} spans in one file; {over_cap:,} "
+                       "spans of this record skipped, their traces rejected (split the file)"))
+        if not taken:
+            counts = "; ".join(f"{n:,} {_SKIPPED[r]}" for r, n in skipped.items())
+            reason = max(skipped, key=lambda r: skipped[r]) if skipped else "no_spans"
+            return [Problem(file=raw.file, line=raw.line, reason=reason,
+                            detail=f"no span with a trace id in this record "
+                                   f"({counts or 'it holds no spans'})")]
+        problems += [Problem(file=raw.file, line=raw.line, reason=r, fatal=False,
+                             detail=f"{n:,} {_SKIPPED[r]}") for r, n in skipped.items()]
         return problems
 
-    def logs(self) -> Iterator[Raw | Problem]:
-        """One record per trace in the project's log shape, or the trace's problem."""
-        for trace_id, t in self.traces.items():
-            try:
-                yield Raw(file=t.file, line=t.line, data=otlp_log(trace_id, t.spans))
-            except TraceError as exc:
-                yield Problem(file=t.file, line=t.line, reason=exc.reason,
-                              detail=f"trace {trace_id}: {exc.detail}")
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, str):
+    def build(self, trace_id: str) -> dict[str, Any]:
+        """One trace as a record in the project's log shape (its spans are let go);
+        raises ``TraceError`` with the line of the record at fault."""
+        t = self.traces.pop(trace_id)
         try:
-            return json.loads(value)
-        except ValueError:
+            if t.broken:
+                raise t.broken
+            return otlp_log(trace_id, t.spans)
+        except TraceError as exc:
+            raise TraceError(exc.reason, f"trace {_short(trace_id)}: {exc.detail}",
+                             exc.line) from None
+
+
+def _json(value: Any, *, free_text: bool = False) -> Any:
+    """An attribute string that may hold JSON, decoded under the record bounds.
+
+    Text that is not JSON stays text; so does a scalar the decoder refuses (a 30-digit
+    number in a prompt is text, not a value out of range), and, for an attribute that is
+    often plain text (``free_text``: a tool's result, ``input.value``), a value over the
+    size bound (a long page, cut to MAX_VALUE_CHARS). An array or object the decoder
+    refuses (too deep, a duplicate key, too large where JSON is the convention) rejects
+    the trace: read as text it would become the question or a document."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return decode_json(value, max_chars=MAX_VALUE_CHARS)
+    except RecordError as exc:
+        if exc.reason == "malformed_json" or not value.lstrip().startswith(("[", "{")) or (
+                free_text and exc.reason == "too_large"):
             return value
-    return value
+        raise TraceError(exc.reason, f"JSON in an attribute: {exc.detail}") from None
+    except ValueError:  # not JSON at all: text
+        return value
+
+
+@contextmanager
+def _at(s: _Span) -> Iterator[None]:
+    """Names the span, and the line of its record, in a TraceError raised reading it."""
+    try:
+        yield
+    except TraceError as exc:
+        if exc.line:
+            raise
+        raise TraceError(exc.reason, f"span {_short(s.span)} ({_short(s.name)}): "
+                                     f"{exc.detail}", s.line) from None
 
 
 def _message_text(messages: Any, role: str) -> str:
@@ -212,7 +373,7 @@ def _message_text(messages: Any, role: str) -> str:
 
 def _io_text(value: Any, role: str) -> str:
     """OpenInference ``input.value`` / ``output.value``: plain text or JSON messages."""
-    parsed = _json(value)
+    parsed = _json(value, free_text=True)
     if isinstance(parsed, str):
         return parsed.strip()
     text = _message_text(parsed, role)
@@ -244,7 +405,7 @@ def _doc(d: Any) -> dict[str, Any] | None:
 
 def _results(value: Any) -> list[dict[str, Any]]:
     """A search tool's result: a list of hits (or {"results": [...]}) or markdown links."""
-    parsed = _json(value)
+    parsed = _json(value, free_text=True)
     if isinstance(parsed, dict):
         parsed = parsed.get("results") or parsed.get("documents") or parsed.get("items") or []
     if isinstance(parsed, list):
@@ -262,9 +423,6 @@ def _otlp_kind(spans: list[_Span]) -> str:
 
 def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
     """One trace's spans -> a log record (see the module docstring)."""
-    if len(spans) >= MAX_SPANS_PER_TRACE:
-        raise TraceError("too_many_spans", f"{len(spans):,} spans or more (limit "
-                                           f"{MAX_SPANS_PER_TRACE:,})")
     spans = sorted(spans, key=lambda s: (s.start, s.span))
     ids = {s.span for s in spans}
     roots = [s for s in spans if not s.parent or s.parent not in ids]
@@ -283,14 +441,16 @@ def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
         return "other"
 
     def question_of(s: _Span) -> str:
-        return (_message_text(s.attrs.get("gen_ai.input.messages"), "user")
-                or _io_text(s.attrs.get("input.value"), "user")
-                or str(s.attrs.get("gen_ai.prompt") or "").strip())
+        with _at(s):
+            return (_message_text(s.attrs.get("gen_ai.input.messages"), "user")
+                    or _io_text(s.attrs.get("input.value"), "user")
+                    or str(s.attrs.get("gen_ai.prompt") or "").strip())
 
     def answer_of(s: _Span) -> str:
-        return (_message_text(s.attrs.get("gen_ai.output.messages"), "assistant")
-                or _io_text(s.attrs.get("output.value"), "assistant")
-                or str(s.attrs.get("gen_ai.completion") or "").strip())
+        with _at(s):
+            return (_message_text(s.attrs.get("gen_ai.output.messages"), "assistant")
+                    or _io_text(s.attrs.get("output.value"), "assistant")
+                    or str(s.attrs.get("gen_ai.completion") or "").strip())
 
     llms = [s for s in spans if op(s) == "llm"]
     question = next((q for s in roots if (q := question_of(s))), "") or next(
@@ -301,20 +461,23 @@ def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
         raise TraceError("no_question", "no root span or model call names a question")
 
     sources: dict[str, dict[str, Any]] = {}
+    left_out: set[str] = set()
     lines: list[str] = []
 
     def add(found: list[dict[str, Any]]) -> list[int]:
         cited = []
         for d in found:
-            if d["url"] not in sources and len(sources) < MAX_SOURCES:
+            if d["url"] not in sources and len(sources) >= MAX_SOURCES:
+                left_out.add(d["url"])
+            elif d["url"] not in sources:
                 sources[d["url"]] = {**d, "id": len(sources) + 1}
-            elif d["url"] in sources and d.get("text") and not sources[d["url"]].get("text"):
+            elif d.get("text") and not sources[d["url"]].get("text"):
                 sources[d["url"]]["text"] = d["text"]
             if d["url"] in sources:
                 cited.append(sources[d["url"]]["id"])
         return cited
 
-    for s in spans:
+    def read(s: _Span) -> None:
         a, kind_of = s.attrs, op(s)
         if kind_of == "llm":
             text = answer_of(s)
@@ -354,11 +517,16 @@ def otlp_log(trace_id: str, spans: list[_Span]) -> dict[str, Any]:
                 if cited:
                     lines.append(f"Searched for \u201c{asked}\u201d: "
                                  + "".join(f"[{c}]" for c in cited) + ".")
+
+    for s in spans:
+        with _at(s):
+            read(s)
     if not sources:
         raise TraceError("no_documents", "no retrieval or search/fetch tool span returned a "
                                          "document with a URL")
     return {"id": f"{kind}:{trace_id}", "question": question, "answer": answer,
             "thinking": "\n".join(x for x in lines if x), "_format": kind,
+            "_left_out": len(left_out), "_cut": sum(s.cut for s in spans),
             "sources": [{k: v for k, v in d.items() if v is not None}
                         for d in sources.values()]}
 
@@ -374,13 +542,16 @@ def smolagents_log(data: dict[str, Any]) -> dict[str, Any]:
     if not question:
         raise TraceError("no_question", "no TaskStep with a task")
     sources: dict[str, dict[str, Any]] = {}
+    left_out: set[str] = set()
     lines: list[str] = []
     answer = ""
 
     def add(found: list[dict[str, Any]]) -> list[int]:
         cited = []
         for d in found:
-            if d["url"] not in sources and len(sources) < MAX_SOURCES:
+            if d["url"] not in sources and len(sources) >= MAX_SOURCES:
+                left_out.add(d["url"])
+            elif d["url"] not in sources:
                 sources[d["url"]] = {**d, "id": len(sources) + 1}
             if d["url"] in sources:
                 cited.append(sources[d["url"]]["id"])
@@ -418,5 +589,5 @@ def smolagents_log(data: dict[str, Any]) -> dict[str, Any]:
         raise TraceError("no_documents", "no search or visit tool call returned a URL")
     return {"id": data.get("id") or None, "question": question, "answer": answer,
             "thinking": "\n".join(x for x in lines if x), "_format": "smolagents",
-            "sources": [{k: v for k, v in d.items() if v is not None}
+            "_left_out": len(left_out), "sources": [{k: v for k, v in d.items() if v is not None}
                         for d in sources.values()]}

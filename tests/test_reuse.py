@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from dwqa_graph.cli.main import main
 from dwqa_graph.graph.store import Store
+from dwqa_graph.rounds.forms import computed_from
 from dwqa_graph.rounds.generate import theta_hash
 from dwqa_graph.rounds.path_generate import PathGenerator, _draw
 from dwqa_graph.rounds.paths import Path as FactPath
@@ -164,7 +165,7 @@ def _two_rounds(page: PathGraph, graphs: int, prefer: bool) -> tuple[int, int]:
                       frozenset(used) if prefer else frozenset())
             if p is not None:
                 taken.add(p.key)
-                used |= {f.id for f in p.computed_from}
+                used |= {f.id for f in computed_from(p)}
         counts.append(len(taken))
         previous = frozenset(used)
     return counts[0], counts[1]
@@ -222,7 +223,7 @@ def _one_round(page: PathGraph, graphs: int, cap: int | None) -> Counter[str]:
                   crowded)
         if p is not None:
             taken.add(p.key)
-            used |= {f.id for f in p.computed_from}
+            used |= {f.id for f in computed_from(p)}
             named.update(f.id for f in p.facts)
     return named
 

@@ -9,7 +9,8 @@ get wrong beyond them:
 - ``answer_in_question``: the answer is named in the question;
 - ``no_shortcut``: one evidence sentence holds the answer and everything the question
   names (or, for a difference, both years): one span answers it, so it is not multi-hop;
-- ``seed_question``: it re-asks the seed question (same answer, same subject).
+- ``seed_question``: it re-asks the seed question (same answer, same subject);
+- the form's own checks (``QuestionForm.problems``: ``wrong_person``, ``posthumous``).
 
 Answer uniqueness in the graph is the path queries' (``cypher/paths/``).
 
@@ -41,40 +42,21 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
+from dwqa_graph.rounds.forms import computed_from, form_of, forms_theta
 from dwqa_graph.rounds.generate import QACandidate
 from dwqa_graph.rounds.paths import (
-    FORMS,
     PATH_BATCH,
     Path,
     PathFact,
     PathGraph,
     draw,
-    form_params,
     load_path_graphs,
     paths_of,
 )
-from dwqa_graph.rounds.render import (
-    CHOICE_SHARE,
-    TEMPLATES_VERSION,
-    Rendered,
-    Unworded,
-    render,
-)
+from dwqa_graph.rounds.render import TEMPLATES_VERSION, Rendered, Unworded, render
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 
-#: Part of θ: bump when the same graph and r_i,t draw another path (2: a kind of question
-#: drawn uniformly within a form, ``paths.draw``; 3: a path whose wording copies a run of
-#: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn; 4:
-#: with a model, a graph's spare paths are drawn after every graph has its first -- three
-#: paths per graph taken at once left graphs sharing a page without any; 5: a copied run is
-#: worded again first by the events' short phrases; 6: only the paths a template words are
-#: drawn (``wordable``), the last-resort wordings only for a graph with no other item, and at
-#: most ``LAST_RESORT_SHARE`` of a rule round's items); 7: every two events of a subject
-#: are a path, not consecutive ones only, and a fresh round's draws prefer the facts its
-#: items already compute from (``paths.draw``'s ``used``); 8: a fresh round draws each
-#: graph's own candidates of the last ``RECENT_ROUNDS`` rounds last in their tier
-#: (``paths.draw``'s ``recent``: FreshQA graphs that repeated an item within 5 rounds,
-#: 34% -> 12%).
+#: Part of θ: bump when the same graph and r_i,t draw another path.
 PATH_GENERATOR_VERSION = "8"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
@@ -106,7 +88,7 @@ def is_path_generator(name: str | None) -> bool:
 
 
 class PathGenerator:
-    """Fact paths worded by relation templates (``rounds/render.py``), or by ``llm``."""
+    """Fact paths worded by their forms' templates (``rounds/forms/``), or by ``llm``."""
 
     def __init__(self, llm: LLM | None = None) -> None:
         self.llm = llm
@@ -115,8 +97,7 @@ class PathGenerator:
 
     def theta(self) -> dict[str, Any]:
         th: dict[str, Any] = {"generator": "paths", "version": PATH_GENERATOR_VERSION,
-                              "templates": TEMPLATES_VERSION, "forms": list(FORMS),
-                              "relations": form_params(), "choice_share": CHOICE_SHARE}
+                              "templates": TEMPLATES_VERSION, **forms_theta()}
         if self.llm is not None and self.prompt is not None:
             th["wording"] = {"model": self.llm.identity, "prompt": self.prompt.hash,
                              "tries": WORDING_TRIES}
@@ -299,67 +280,15 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
                 problems.append("no_shortcut")
     else:
         answer_text = r.answer if r.answer_type == "entity" else r.answer[-4:]
-        for f in path.computed_from:
+        for f in computed_from(path):
             if _has(f.evidence, answer_text) and all(_has(f.evidence, a) for a in r.anchors):
                 problems.append("no_shortcut")
                 break
-    role = _role_problem(path, texts)
-    if role:
-        problems.append(role)
-    if _posthumous(g, path):
-        problems.append("posthumous")
+    problems += form_of(path).problems(g, path, texts)
     if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
             _has(g.question, a) for a in r.anchors):
         problems.append("seed_question")
     return list(dict.fromkeys(problems))
-
-
-def _posthumous(g: PathGraph, path: Path) -> bool:
-    """A birth and an event after the person's death (a posthumous award): "what age did
-    Elvis Presley turn in the year he was awarded ..." asks the age of a dead man (review R),
-    and years from a birth to it count nothing about the life. The death is any fact of the
-    graph that dates it."""
-    if path.form != "temporal" or len(path.facts) != 2 or path.facts[0].relation != "born":
-        return False
-    person, year = path.facts[0].subject_id, path.facts[1].the_year
-    return year is not None and any(
-        f.relation == "died" and f.subject_id == person and f.year is not None
-        and f.year < year for p in g.paths for f in p.facts)
-
-
-#: The role a credit gives its object, as a page's lead would name it. Two people of one
-#: name merge into one entity (a film's director and a poet's page: "Christopher Nolan"); a
-#: bridge through the credit then reads the poet's dates as the director's. The page the
-#: bridge's second fact comes from must call its subject what the credit says he is.
-ROLE_WORDS = {
-    "directed_by": ("director", "filmmaker", "film-maker", "film maker"),
-    "written_by": ("writer", "author", "novelist", "screenwriter", "songwriter", "poet",
-                   "playwright", "lyricist", "composer", "dramatist", "journalist"),
-    "founded_by": ("founder", "entrepreneur", "businessman", "businesswoman", "executive",
-                   "investor", "industrialist"),
-    "created_by": ("creator", "designer", "developer", "inventor", "engineer", "artist",
-                   "cartoonist", "animator", "writer", "author", "producer", "programmer"),
-    "hosted_by": ("host", "presenter", "broadcaster", "commentator", "personality",
-                  "journalist", "comedian", "anchor"),
-}
-LEAD_CHARS = 600
-
-
-def _role_problem(path: Path, texts: dict[str, str]) -> str | None:
-    """A credit's person (bridge, or a maker's birth) whose dates come from a page that does
-    not call them by the credit's role: ``wrong_person``."""
-    if path.form == "bridge":
-        credit, person_fact = path.facts[0], path.facts[1]
-    elif path.form == "temporal" and len(path.facts) > 2:
-        credit, person_fact = path.facts[2], path.facts[0]
-    else:
-        return None
-    words = ROLE_WORDS.get(credit.relation)
-    text = texts.get(person_fact.version_id)
-    if words is None or text is None:
-        return None
-    lead = text[:LEAD_CHARS].lower()
-    return None if any(w in lead for w in words) else "wrong_person"
 
 
 # -- the round ---------------------------------------------------------------------------
@@ -375,7 +304,7 @@ def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> _Steer:
     """How ``cfg.reuse`` steers draw ``attempt`` of graph ``g``, given the facts the
     previous round's items used:
 
-    * 'fresh': no path whose answer is computed from them alone (``Path.computed_from``):
+    * 'fresh': no path whose answer is computed from them alone (``forms.computed_from``):
       what a leaked round t lets a model compute. A path that shares one of them with a new
       fact -- a subject's birth with another of its events -- needs the new fact and is
       fresh. (Banning every shared fact, 'disjoint', empties every other round on pages
@@ -598,7 +527,7 @@ def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
                 rejected.update(problems)
                 continue
             taken.add(path.key)
-            used.update(f.id for f in path.computed_from)
+            used.update(f.id for f in computed_from(path))
             named.update({f.id for f in path.facts})
             got.append((PathDraw(g.query_id, r, attempt, path), rendered))
             if len(got) == want:

@@ -43,7 +43,7 @@ from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
 from dwqa_graph.rounds.forms import computed_from, form_of, forms_theta
-from dwqa_graph.rounds.generate import QACandidate
+from dwqa_graph.rounds.generate import Generation, PathDraw, QACandidate
 from dwqa_graph.rounds.paths import (
     PATH_BATCH,
     Path,
@@ -68,13 +68,6 @@ LAST_RESORT_SHARE = 0.15
 #: them, and a full page may say it twice). Part of θ with the version.
 REWORDINGS = 3
 _WORDING_PROBLEMS = {"copied_run"}
-
-
-class PathDraw:
-    """What ``_item_row`` and the snapshot read of a draw."""
-
-    def __init__(self, query_id: str, r: int, attempt: int, path: Path) -> None:
-        self.query_id, self.r, self.attempt, self.path = query_id, r, attempt, path
 
 
 #: Paths a graph offers the model, in draw order, before it is reported without an item.
@@ -102,6 +95,12 @@ class PathGenerator:
             th["wording"] = {"model": self.llm.identity, "prompt": self.prompt.hash,
                              "tries": WORDING_TRIES}
         return th
+
+    def round(self, store: Store, t: int, dataset: str | None, cfg: SampleConfig,
+              round_seed: int, load_texts: Callable[[list[str]], dict[str, str]],
+              ) -> Generation:
+        """One item per seed graph as of round ``t`` (``PathRound``)."""
+        return PathRound(self, store, t, dataset, cfg, round_seed, load_texts).run()
 
     def candidate(self, path: Path, rendered: Rendered) -> QACandidate:
         docs = {f.version_id for f in path.facts}
@@ -464,124 +463,163 @@ def checked_pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, 
     return k
 
 
-def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
-               gen: PathGenerator, round_seed: int,
-               load_texts: Callable[[list[str]], dict[str, str]],
-               ) -> tuple[list[PathGraph], list[tuple[PathDraw, QACandidate]],
-                          dict[str, list[str]], dict[str, Any]]:
-    """One item per seed graph from its path pool; also the round's counts (rejections,
-    attempts, pool sizes)."""
-    # first the wordings reviewers read as questions; a graph that gets no item from them
-    # draws again from the paths only a last-resort frame words (each path is rendered once
-    # for its class, twice only where the plain frames fail)
-    graphs, plain, last = [], {}, {}
-    for g in load_path_graphs(store, t, dataset):
-        kind = {p.key: "plain" if is_wordable(p, last_resort=False)
-                else "last" if is_wordable(p) else None for p in g.paths}
-        plain[g.query_id], last[g.query_id] = (
-            g.model_copy(update={"paths": [p for p in g.paths if kind[p.key] == k]})
-            for k in ("plain", "last"))
-        graphs.append(g.model_copy(update={"paths": [p for p in g.paths if kind[p.key]]}))
-    done: list[tuple[PathDraw, QACandidate]] = []
-    failed: dict[str, list[str]] = {}
-    rejected: Counter[str] = Counter()
-    attempts = 0
-    taken: set[str] = set()  # paths asked by an earlier graph of this round
-    used: set[str] = set()  # the facts they compute from (``paths.draw``)
-    named: Counter[str] = Counter()  # how many of them name each fact
-    # page texts for the not-verbatim check, read once per round: graphs share pages
-    texts: dict[str, str] = {}
-    # with a model: the paths each graph offers it, checked under their template wording
-    offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
+class PathRound:
+    """One round of the paths generator: one item per seed graph from its path pool, and
+    the round's counts (rejections, attempts, pool sizes). ``run`` takes the steps in order:
 
-    def passing(g: PathGraph, r: int, want: int, reasons: list[str],
-                last_resort: bool = False) -> list[tuple[PathDraw, Rendered]]:
+    1. ``load``: the seed graphs as of round t, each with the paths a template words, split
+       into those the plain frames word and those only a last-resort frame words;
+    2. ``draw_firsts``: per graph, the first path in draw order that passes every check
+       under its template wording (``search``), from the plain paths first;
+    3. without a model, ``cap_last_resort``; with one, ``offer_spares`` (each graph's next
+       paths) and ``word_by_model``.
+
+    What the round holds across graphs: the paths asked (``taken``; graphs that share pages
+    share paths, a round asks each once), the facts they compute from (``used``), how many
+    items name each fact (``named``), and the pages' texts, read once per round."""
+
+    def __init__(self, gen: PathGenerator, store: Store, t: int, dataset: str | None,
+                 cfg: SampleConfig, round_seed: int,
+                 load_texts: Callable[[list[str]], dict[str, str]]) -> None:
+        self.gen, self.store, self.t, self.dataset = gen, store, t, dataset
+        self.cfg, self.round_seed, self.load_texts = cfg, round_seed, load_texts
+        self.graphs: list[PathGraph] = []
+        self.plain: dict[str, PathGraph] = {}
+        self.last: dict[str, PathGraph] = {}
+        self.done: list[tuple[PathDraw, QACandidate]] = []
+        self.failed: dict[str, list[str]] = {}
+        self.rejected: Counter[str] = Counter()
+        self.attempts = 0
+        self.taken: set[str] = set()
+        self.used: set[str] = set()
+        self.named: Counter[str] = Counter()
+        self.texts: dict[str, str] = {}
+        # with a model: the paths each graph offers it, checked under their template wording
+        self.offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
+
+    def run(self) -> Generation:
+        self.load()
+        self.draw_firsts()
+        if self.gen.llm is None:
+            self.cap_last_resort()
+        else:
+            self.offer_spares()
+            self.word_by_model()
+        return self.graphs, self.done, self.failed, self.stats()
+
+    def load(self) -> None:
+        """First the wordings reviewers read as questions; a graph that gets no item from
+        them draws again from the paths only a last-resort frame words (each path is
+        rendered once for its class, twice only where the plain frames fail)."""
+        for g in load_path_graphs(self.store, self.t, self.dataset):
+            kind = {p.key: "plain" if is_wordable(p, last_resort=False)
+                    else "last" if is_wordable(p) else None for p in g.paths}
+            self.plain[g.query_id], self.last[g.query_id] = (
+                g.model_copy(update={"paths": [p for p in g.paths if kind[p.key] == k]})
+                for k in ("plain", "last"))
+            self.graphs.append(g.model_copy(update={"paths": [p for p in g.paths
+                                                              if kind[p.key]]}))
+
+    def search(self, g: PathGraph, r: int, want: int, reasons: list[str],
+               last_resort: bool = False) -> list[tuple[PathDraw, Rendered]]:
         """Graph ``g``'s first ``want`` paths that pass every check under their template
         wording, among those no graph took before; each is taken for the round. (The draw
         order is over the paths not taken when the search starts: taking one must not shift
         the order the next attempt reads.)"""
-        nonlocal attempts
         got: list[tuple[PathDraw, Rendered]] = []
-        taken_before, used_before = frozenset(taken), frozenset(used)
-        cap = cfg.max_per_fact
+        taken_before, used_before = frozenset(self.taken), frozenset(self.used)
+        cap = self.cfg.max_per_fact
         crowded = frozenset() if cap is None else frozenset(
-            f for f, n in named.items() if n >= cap)
-        for attempt in range(cfg.attempts):
-            path = _draw(g, cfg, r, attempt, taken_before, used_before, crowded)
+            f for f, n in self.named.items() if n >= cap)
+        for attempt in range(self.cfg.attempts):
+            path = _draw(g, self.cfg, r, attempt, taken_before, used_before, crowded)
             if path is None:
                 reasons.append("no_path" if not g.paths else
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
                 return got
-            attempts += 1
-            missing = sorted({f.version_id for f in path.facts} - set(texts))
+            self.attempts += 1
+            missing = sorted({f.version_id for f in path.facts} - set(self.texts))
             if missing:
-                texts.update(load_texts(missing))
+                self.texts.update(self.load_texts(missing))
             try:
-                rendered, problems = _worded(g, path, f"{r}:{attempt}", texts, last_resort)
+                rendered, problems = _worded(g, path, f"{r}:{attempt}", self.texts,
+                                             last_resort)
             except Unworded as exc:
                 reasons.append(exc.reason)
-                rejected[exc.reason] += 1
+                self.rejected[exc.reason] += 1
                 continue
             if problems:
                 reasons += problems
-                rejected.update(problems)
+                self.rejected.update(problems)
                 continue
-            taken.add(path.key)
-            used.update(f.id for f in computed_from(path))
-            named.update({f.id for f in path.facts})
+            self.taken.add(path.key)
+            self.used.update(f.id for f in computed_from(path))
+            self.named.update({f.id for f in path.facts})
             got.append((PathDraw(g.query_id, r, attempt, path), rendered))
             if len(got) == want:
                 return got
         reasons.append("attempts_exhausted")
         return got
 
-    def firsts(g: PathGraph, r: int, want: int,
+    def firsts(self, g: PathGraph, r: int, want: int,
                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:
-        got = passing(plain[g.query_id], r, want, reasons)
-        if len(got) < want and last[g.query_id].paths:
-            got += passing(last[g.query_id], r, want - len(got), reasons, last_resort=True)
+        """``search`` over the plain paths, then over the last-resort ones."""
+        got = self.search(self.plain[g.query_id], r, want, reasons)
+        if len(got) < want and self.last[g.query_id].paths:
+            got += self.search(self.last[g.query_id], r, want - len(got), reasons,
+                               last_resort=True)
         return got
 
-    for g in graphs:
-        reasons: list[str] = []
-        first = firsts(g, graph_seed(round_seed, g.query_id), 1, reasons)
-        if not first:
-            failed[g.query_id] = reasons
-        elif gen.llm is not None:
-            offers[g.query_id] = first
-        else:
-            d, rendered = first[0]
-            qa = gen.candidate(d.path, rendered)
-            qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
-            done.append((d, qa))
-    if gen.llm is not None:
-        # each graph's next paths, offered if the model's wording of the first is refused:
-        # drawn once every graph has its first, so no graph's spares take the path another
-        # graph would have been asked (graphs share pages; a round asks each path once)
-        for g in graphs:
-            if g.query_id in offers:
-                r = offers[g.query_id][0][0].r
-                offers[g.query_id] += firsts(g, r, WORDING_TRIES - 1, [])
-        by_id = {g.query_id: g for g in graphs}
+    def draw_firsts(self) -> None:
+        """Each graph's first passing path, in graph order: an item by its template wording,
+        or the model's first offer."""
+        for g in self.graphs:
+            reasons: list[str] = []
+            first = self.firsts(g, graph_seed(self.round_seed, g.query_id), 1, reasons)
+            if not first:
+                self.failed[g.query_id] = reasons
+            elif self.gen.llm is not None:
+                self.offers[g.query_id] = first
+            else:
+                d, rendered = first[0]
+                qa = self.gen.candidate(d.path, rendered)
+                qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
+                self.done.append((d, qa))
+
+    def offer_spares(self) -> None:
+        """Each graph's next paths, offered if the model's wording of the first is refused:
+        drawn once every graph has its first, so no graph's spares take the path another
+        graph would have been asked (graphs share pages; a round asks each path once)."""
+        for g in self.graphs:
+            if g.query_id in self.offers:
+                r = self.offers[g.query_id][0][0].r
+                self.offers[g.query_id] += self.firsts(g, r, WORDING_TRIES - 1, [])
+
+    def word_by_model(self) -> None:
+        """Every graph's offers worded by the model at once; a graph's item is the first
+        wording that passes."""
+        by_id = {g.query_id: g for g in self.graphs}
 
         async def word_all() -> list[tuple[tuple[PathDraw, QACandidate] | None, list[str]]]:
-            return await asyncio.gather(*(_word(gen, by_id[q], tries, texts)
-                                          for q, tries in offers.items()))
+            return await asyncio.gather(*(_word(self.gen, by_id[q], tries, self.texts)
+                                          for q, tries in self.offers.items()))
 
-        for q, (got, reasons) in zip(offers, asyncio.run(word_all()), strict=True):
-            rejected.update(reasons)
+        for q, (got, reasons) in zip(self.offers, asyncio.run(word_all()), strict=True):
+            self.rejected.update(reasons)
             if got is None:
-                failed[q] = reasons
+                self.failed[q] = reasons
             else:
-                done.append(got)
+                self.done.append(got)
         # a round lists its items in graph order, whatever order the model answered in
-        order = {g.query_id: i for i, g in enumerate(graphs)}
-        done.sort(key=lambda d: order[d[0].query_id])
-    if gen.llm is None:
-        done = _capped(done, failed, round_seed)
-    stats = {"attempts": attempts, "rejected": dict(sorted(rejected.items())),
-             "pool": [len(g.paths) for g in graphs]}
-    return graphs, done, failed, stats
+        order = {g.query_id: i for i, g in enumerate(self.graphs)}
+        self.done.sort(key=lambda d: order[d[0].query_id])
+
+    def cap_last_resort(self) -> None:
+        self.done = _capped(self.done, self.failed, self.round_seed)
+
+    def stats(self) -> dict[str, Any]:
+        return {"attempts": self.attempts, "rejected": dict(sorted(self.rejected.items())),
+                "pool": [len(g.paths) for g in self.graphs]}
 
 
 def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> dict[str, Any]:

@@ -153,8 +153,8 @@ def test_a_fresh_round_prefers_the_facts_its_items_already_use() -> None:
 
 def _two_rounds(page: PathGraph, graphs: int, prefer: bool) -> tuple[int, int]:
     """Items in two consecutive fresh rounds for ``graphs`` seed graphs citing one page
-    (each path asked once per round), drawing as ``path_round`` does: with the round's facts
-    preferred, or without (path generator 6)."""
+    (each path asked once per round), drawing as ``PathRound.search`` does: with the round's
+    facts preferred, or without."""
     counts, previous = [], frozenset[str]()
     for t in (1, 2):
         cfg = SampleConfig(previous_facts=previous)
@@ -211,7 +211,7 @@ def test_a_fresh_round_draws_a_graphs_recent_candidates_last() -> None:
 
 def _one_round(page: PathGraph, graphs: int, cap: int | None) -> Counter[str]:
     """How many items name each fact in one fresh round of ``graphs`` seed graphs citing one
-    page, drawn as ``path_round`` draws them (the round's facts preferred, at most ``cap``
+    page, drawn as ``PathRound.search`` draws them (the round's facts preferred, at most ``cap``
     items naming one fact)."""
     cfg = SampleConfig(max_per_fact=cap)
     taken: set[str] = set()

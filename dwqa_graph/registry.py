@@ -144,7 +144,7 @@ class Registry(Generic[T]):
 AGENTS: Registry[Any] = Registry("agent", ("dwqa_graph.evaluation.agents",))
 #: Answer scorers: ``factory(answer: str, golds: Sequence[str]) -> float`` in [0, 1].
 SCORERS: Registry[Any] = Registry("scorer", ("dwqa_graph.evaluation.scoring",))
-#: QA generators: ``factory(llm: LLM | None) -> PathGenerator``.
+#: QA generators: ``factory(llm: LLM | None) -> Generator`` (``rounds/generate.py``).
 GENERATORS: Registry[Any] = Registry("generator", ("dwqa_graph.rounds.path_generate",))
 #: Search clients: ``factory(arg: str | None, store: Store | None) -> SearchClient``.
 SEARCH_CLIENTS: Registry[Any] = Registry("search_client", ("dwqa_graph.web.search",))

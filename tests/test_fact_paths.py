@@ -29,6 +29,10 @@ from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.llm import LLM, OpenAICompatChat
 from dwqa_graph.rounds import path_generate as path_gen_mod
 from dwqa_graph.rounds import paths as paths_mod
+from dwqa_graph.rounds.forms import FORMS
+from dwqa_graph.rounds.forms import bridge as bridge_form
+from dwqa_graph.rounds.forms.base import whole_years
+from dwqa_graph.rounds.forms.temporal import pronoun, recurring, short_name
 from dwqa_graph.rounds.path_generate import (
     PathGenerator,
     askable,
@@ -38,15 +42,7 @@ from dwqa_graph.rounds.path_generate import (
 )
 from dwqa_graph.rounds.paths import Path as FactPath
 from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
-from dwqa_graph.rounds.render import (
-    Unworded,
-    covered,
-    pronoun,
-    recurring,
-    render,
-    short_name,
-    whole_years,
-)
+from dwqa_graph.rounds.render import Unworded, render
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
@@ -385,17 +381,13 @@ def test_path_checks_catch_shortcuts() -> None:
                                             seedlike, {})
 
 
-def test_templates_cover_the_enumerated_relations() -> None:
-    c = covered()
-    assert set(paths_mod.BRIDGE_FIRST) <= c["bridge_first"]
-    assert set(paths_mod.BRIDGE_SECOND) <= c["bridge_second"]
-    assert set(paths_mod.COMPARISON_DATED) <= c["comparison"]
-    assert set(paths_mod.COMPARISON_LINKS) | set(paths_mod.COMPARISON_DIRECT) <= c["links"]
-    assert set(paths_mod.TEMPORAL_PAIRS) <= c["temporal"]
-    assert {(m, w) for m in paths_mod.TEMPORAL_MAKERS for w in paths_mod.TEMPORAL_WORKS} \
-        & c["makers"]
-    assert {(a, b) for a in paths_mod.INTERSECTION_CLUES
-            for b in paths_mod.INTERSECTION_DATED} & c["intersection"]
+def test_templates_cover_the_enumerated_relations(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert list(FORMS) == ["bridge", "intersection", "comparison", "temporal"]
+    for form in FORMS.values():
+        assert form.unworded() == [], form.name
+    # control: a first hop the query would take and no template words is reported
+    monkeypatch.setattr(bridge_form, "FIRST", (*bridge_form.FIRST, "founded_by"))
+    assert FORMS["bridge"].unworded() == ["founded_by"]
 
 
 def test_set_quality_counts() -> None:

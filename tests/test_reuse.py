@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from dwqa_graph.cli.main import main
 from dwqa_graph.graph.store import Store
+from dwqa_graph.rounds.forms import computed_from
 from dwqa_graph.rounds.generate import theta_hash
 from dwqa_graph.rounds.path_generate import PathGenerator, _draw
 from dwqa_graph.rounds.paths import Path as FactPath
@@ -152,8 +153,8 @@ def test_a_fresh_round_prefers_the_facts_its_items_already_use() -> None:
 
 def _two_rounds(page: PathGraph, graphs: int, prefer: bool) -> tuple[int, int]:
     """Items in two consecutive fresh rounds for ``graphs`` seed graphs citing one page
-    (each path asked once per round), drawing as ``path_round`` does: with the round's facts
-    preferred, or without (path generator 6)."""
+    (each path asked once per round), drawing as ``PathRound.search`` does: with the round's
+    facts preferred, or without."""
     counts, previous = [], frozenset[str]()
     for t in (1, 2):
         cfg = SampleConfig(previous_facts=previous)
@@ -164,7 +165,7 @@ def _two_rounds(page: PathGraph, graphs: int, prefer: bool) -> tuple[int, int]:
                       frozenset(used) if prefer else frozenset())
             if p is not None:
                 taken.add(p.key)
-                used |= {f.id for f in p.computed_from}
+                used |= {f.id for f in computed_from(p)}
         counts.append(len(taken))
         previous = frozenset(used)
     return counts[0], counts[1]
@@ -210,7 +211,7 @@ def test_a_fresh_round_draws_a_graphs_recent_candidates_last() -> None:
 
 def _one_round(page: PathGraph, graphs: int, cap: int | None) -> Counter[str]:
     """How many items name each fact in one fresh round of ``graphs`` seed graphs citing one
-    page, drawn as ``path_round`` draws them (the round's facts preferred, at most ``cap``
+    page, drawn as ``PathRound.search`` draws them (the round's facts preferred, at most ``cap``
     items naming one fact)."""
     cfg = SampleConfig(max_per_fact=cap)
     taken: set[str] = set()
@@ -222,7 +223,7 @@ def _one_round(page: PathGraph, graphs: int, cap: int | None) -> Counter[str]:
                   crowded)
         if p is not None:
             taken.add(p.key)
-            used |= {f.id for f in p.computed_from}
+            used |= {f.id for f in computed_from(p)}
             named.update(f.id for f in p.facts)
     return named
 

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.cli.main import main
 from dwqa_graph.errors import RoundFrozenError
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.registry import GENERATORS
+from dwqa_graph.rounds.generate import Generation, make_generator
 from dwqa_graph.rounds.path_generate import PathGenerator
-from dwqa_graph.rounds.round import collisions, export_round, freeze_round, new_round
+from dwqa_graph.rounds.round import (
+    collisions,
+    export_round,
+    export_rows,
+    freeze_round,
+    new_round,
+)
 from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 from tests.paths import EXAMPLES
@@ -81,3 +92,51 @@ def test_round_reproducible_exported_frozen(films: Store, tmp_path: Path) -> Non
     some = next(g for g in stats["graphs"].values() if g["k_min"] > 0)
     assert some["j_max"] == some["k_min"]  # same evidence in every round: full overlap
     assert 0 < some["bound"] <= 1 and some["k_needed_paper"] >= some["k_needed_tight"]
+
+
+class QuotingGenerator:
+    """A plugin generator, as a user's package registers one: the paths generator's items,
+    each question wrapped in a frame of its own and its round stored under its own name."""
+
+    llm = None
+    name = "quoting"
+
+    def __init__(self) -> None:
+        self.inner = PathGenerator()
+
+    def theta(self) -> dict[str, Any]:
+        return {**self.inner.theta(), "generator": self.name}
+
+    def round(self, *args: Any) -> Generation:
+        graphs, done, failed, stats = self.inner.round(*args)
+        for _, qa in done:
+            qa.question = f"Quiz: {qa.question}"
+            qa.generator = self.name
+        return graphs, done, failed, stats
+
+
+@GENERATORS.register("quoting", summary="test generator: the paths items, framed")
+def quoting_generator(llm: Any = None) -> QuotingGenerator:
+    return QuotingGenerator()
+
+
+def test_a_registered_generator_makes_the_round(films: Store, env: dict[str, str]) -> None:
+    """`round new --generator NAME` builds the registered generator, and `new_round` makes
+    the round with it: its items, its name and its θ are the round's."""
+    result = CliRunner().invoke(main, ["round", "new", "--seed", "1", "--generator", "quoting",
+                                       "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["generator"] == "quoting" and report["items"] > 0
+    rows = export_rows(films, report["round"])
+    assert rows and all(r["question"].startswith("Quiz: ") for r in rows)
+    assert {r["generator"] for r in rows} == {"quoting"}
+    [theta] = films.read("MATCH (r:Round {t: $t}) RETURN r.theta AS theta",
+                         {"t": report["round"]})
+    assert json.loads(theta["theta"])["generator"] == "quoting"
+    # control: the built-in generator over the same graphs and seed frames nothing
+    plain = new_round(films, seed=1, generator=make_generator("paths"), previous=0)
+    plain_rows = export_rows(films, plain.round)
+    assert plain_rows and not any(r["question"].startswith("Quiz: ") for r in plain_rows)
+    assert sorted(r["question"] for r in plain_rows) == sorted(
+        r["question"].removeprefix("Quiz: ") for r in rows)

@@ -55,7 +55,7 @@ from dwqa_graph.leakage.leaktest import leaktest
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, mean_interval
 from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.collisions import aggregate, graph_stats
-from dwqa_graph.rounds.path_generate import PathGenerator
+from dwqa_graph.rounds.generate import Generator
 from dwqa_graph.rounds.paths import pool_sizes
 from dwqa_graph.rounds.sampling import Reuse, SampleConfig
 
@@ -165,7 +165,7 @@ def path_pools(store: Store, t: int, dataset: str | None = None) -> dict[str, in
 
 def leak_curve(store: Store, agent: Agent, leaked: Agent, *,
                settings: Sequence[ReuseSetting], rounds: int,
-               generator: PathGenerator, seed: int = 1, dataset: str | None = None,
+               generator: Generator, seed: int = 1, dataset: str | None = None,
                epsilon: float = 0.02, alpha: float = DEFAULT_ALPHA, scorer: str = "em",
                delta: float = 0.05, concurrency: int = 4,
                log: Callable[[str], None] = lambda s: None) -> LeakCurve:

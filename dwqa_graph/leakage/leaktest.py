@@ -45,7 +45,7 @@ from dwqa_graph.evaluation.evaluate import evaluate, round_items
 from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.stats import DEFAULT_ALPHA, gap_test, leak_gaps, paired_gain_test
 from dwqa_graph.models import EvalItem, stable_id
-from dwqa_graph.rounds.path_generate import PathGenerator
+from dwqa_graph.rounds.generate import Generator
 from dwqa_graph.rounds.round import new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
@@ -102,7 +102,7 @@ def export_leak(rounds: Sequence[Sequence[EvalItem]], path: Path) -> int:
 
 
 def leaktest(store: Store, agent: Agent, leaked: Agent, *, rounds: int,
-             generator: PathGenerator,
+             generator: Generator,
              cfg: SampleConfig | None = None, seed: int = 1, dataset: str | None = None,
              epsilon: float = 0.02, alpha: float = DEFAULT_ALPHA, scorer: str = "em",
              static: str | None = None, concurrency: int = 4, export: Path | None = None,

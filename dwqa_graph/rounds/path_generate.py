@@ -9,7 +9,8 @@ get wrong beyond them:
 - ``answer_in_question``: the answer is named in the question;
 - ``no_shortcut``: one evidence sentence holds the answer and everything the question
   names (or, for a difference, both years): one span answers it, so it is not multi-hop;
-- ``seed_question``: it re-asks the seed question (same answer, same subject).
+- ``seed_question``: it re-asks the seed question (same answer, same subject);
+- the form's own checks (``QuestionForm.problems``: ``wrong_person``, ``posthumous``).
 
 Answer uniqueness in the graph is the path queries' (``cypher/paths/``).
 
@@ -40,41 +41,22 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
-from dwqa_graph.rounds.generate import QACandidate
+from dwqa_graph.rounds.forms import computed_from, form_of, forms_theta
+from dwqa_graph.rounds.generate import Generation, PathDraw, QACandidate
 from dwqa_graph.rounds.paths import (
-    FORMS,
     PATH_BATCH,
     Path,
     PathFact,
     PathGraph,
     draw,
-    form_params,
     load_path_graphs,
     paths_of,
 )
-from dwqa_graph.rounds.render import (
-    CHOICE_SHARE,
-    TEMPLATES_VERSION,
-    Rendered,
-    Unworded,
-    render,
-)
+from dwqa_graph.rounds.render import TEMPLATES_VERSION, Rendered, Unworded, render
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 from dwqa_graph.text import normalize_answer
 
-#: Part of θ: bump when the same graph and r_i,t draw another path (2: a kind of question
-#: drawn uniformly within a form, ``paths.draw``; 3: a path whose wording copies a run of
-#: its pages is worded again, up to ``REWORDINGS`` times, before the next path is drawn; 4:
-#: with a model, a graph's spare paths are drawn after every graph has its first -- three
-#: paths per graph taken at once left graphs sharing a page without any; 5: a copied run is
-#: worded again first by the events' short phrases; 6: only the paths a template words are
-#: drawn (``wordable``), the last-resort wordings only for a graph with no other item, and at
-#: most ``LAST_RESORT_SHARE`` of a rule round's items); 7: every two events of a subject
-#: are a path, not consecutive ones only, and a fresh round's draws prefer the facts its
-#: items already compute from (``paths.draw``'s ``used``); 8: a fresh round draws each
-#: graph's own candidates of the last ``RECENT_ROUNDS`` rounds last in their tier
-#: (``paths.draw``'s ``recent``: FreshQA graphs that repeated an item within 5 rounds,
-#: 34% -> 12%).
+#: Part of θ: bump when the same graph and r_i,t draw another path.
 PATH_GENERATOR_VERSION = "8"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
@@ -88,13 +70,6 @@ REWORDINGS = 3
 _WORDING_PROBLEMS = {"copied_run"}
 
 
-class PathDraw:
-    """What ``_item_row`` and the snapshot read of a draw."""
-
-    def __init__(self, query_id: str, r: int, attempt: int, path: Path) -> None:
-        self.query_id, self.r, self.attempt, self.path = query_id, r, attempt, path
-
-
 #: Paths a graph offers the model, in draw order, before it is reported without an item.
 WORDING_TRIES = 3
 
@@ -106,7 +81,7 @@ def is_path_generator(name: str | None) -> bool:
 
 
 class PathGenerator:
-    """Fact paths worded by relation templates (``rounds/render.py``), or by ``llm``."""
+    """Fact paths worded by their forms' templates (``rounds/forms/``), or by ``llm``."""
 
     def __init__(self, llm: LLM | None = None) -> None:
         self.llm = llm
@@ -115,12 +90,17 @@ class PathGenerator:
 
     def theta(self) -> dict[str, Any]:
         th: dict[str, Any] = {"generator": "paths", "version": PATH_GENERATOR_VERSION,
-                              "templates": TEMPLATES_VERSION, "forms": list(FORMS),
-                              "relations": form_params(), "choice_share": CHOICE_SHARE}
+                              "templates": TEMPLATES_VERSION, **forms_theta()}
         if self.llm is not None and self.prompt is not None:
             th["wording"] = {"model": self.llm.identity, "prompt": self.prompt.hash,
                              "tries": WORDING_TRIES}
         return th
+
+    def round(self, store: Store, t: int, dataset: str | None, cfg: SampleConfig,
+              round_seed: int, load_texts: Callable[[list[str]], dict[str, str]],
+              ) -> Generation:
+        """One item per seed graph as of round ``t`` (``PathRound``)."""
+        return PathRound(self, store, t, dataset, cfg, round_seed, load_texts).run()
 
     def candidate(self, path: Path, rendered: Rendered) -> QACandidate:
         docs = {f.version_id for f in path.facts}
@@ -299,67 +279,15 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
                 problems.append("no_shortcut")
     else:
         answer_text = r.answer if r.answer_type == "entity" else r.answer[-4:]
-        for f in path.computed_from:
+        for f in computed_from(path):
             if _has(f.evidence, answer_text) and all(_has(f.evidence, a) for a in r.anchors):
                 problems.append("no_shortcut")
                 break
-    role = _role_problem(path, texts)
-    if role:
-        problems.append(role)
-    if _posthumous(g, path):
-        problems.append("posthumous")
+    problems += form_of(path).problems(g, path, texts)
     if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
             _has(g.question, a) for a in r.anchors):
         problems.append("seed_question")
     return list(dict.fromkeys(problems))
-
-
-def _posthumous(g: PathGraph, path: Path) -> bool:
-    """A birth and an event after the person's death (a posthumous award): "what age did
-    Elvis Presley turn in the year he was awarded ..." asks the age of a dead man (review R),
-    and years from a birth to it count nothing about the life. The death is any fact of the
-    graph that dates it."""
-    if path.form != "temporal" or len(path.facts) != 2 or path.facts[0].relation != "born":
-        return False
-    person, year = path.facts[0].subject_id, path.facts[1].the_year
-    return year is not None and any(
-        f.relation == "died" and f.subject_id == person and f.year is not None
-        and f.year < year for p in g.paths for f in p.facts)
-
-
-#: The role a credit gives its object, as a page's lead would name it. Two people of one
-#: name merge into one entity (a film's director and a poet's page: "Christopher Nolan"); a
-#: bridge through the credit then reads the poet's dates as the director's. The page the
-#: bridge's second fact comes from must call its subject what the credit says he is.
-ROLE_WORDS = {
-    "directed_by": ("director", "filmmaker", "film-maker", "film maker"),
-    "written_by": ("writer", "author", "novelist", "screenwriter", "songwriter", "poet",
-                   "playwright", "lyricist", "composer", "dramatist", "journalist"),
-    "founded_by": ("founder", "entrepreneur", "businessman", "businesswoman", "executive",
-                   "investor", "industrialist"),
-    "created_by": ("creator", "designer", "developer", "inventor", "engineer", "artist",
-                   "cartoonist", "animator", "writer", "author", "producer", "programmer"),
-    "hosted_by": ("host", "presenter", "broadcaster", "commentator", "personality",
-                  "journalist", "comedian", "anchor"),
-}
-LEAD_CHARS = 600
-
-
-def _role_problem(path: Path, texts: dict[str, str]) -> str | None:
-    """A credit's person (bridge, or a maker's birth) whose dates come from a page that does
-    not call them by the credit's role: ``wrong_person``."""
-    if path.form == "bridge":
-        credit, person_fact = path.facts[0], path.facts[1]
-    elif path.form == "temporal" and len(path.facts) > 2:
-        credit, person_fact = path.facts[2], path.facts[0]
-    else:
-        return None
-    words = ROLE_WORDS.get(credit.relation)
-    text = texts.get(person_fact.version_id)
-    if words is None or text is None:
-        return None
-    lead = text[:LEAD_CHARS].lower()
-    return None if any(w in lead for w in words) else "wrong_person"
 
 
 # -- the round ---------------------------------------------------------------------------
@@ -375,7 +303,7 @@ def _exclude(g: PathGraph, cfg: SampleConfig, r: int, attempt: int) -> _Steer:
     """How ``cfg.reuse`` steers draw ``attempt`` of graph ``g``, given the facts the
     previous round's items used:
 
-    * 'fresh': no path whose answer is computed from them alone (``Path.computed_from``):
+    * 'fresh': no path whose answer is computed from them alone (``forms.computed_from``):
       what a leaked round t lets a model compute. A path that shares one of them with a new
       fact -- a subject's birth with another of its events -- needs the new fact and is
       fresh. (Banning every shared fact, 'disjoint', empties every other round on pages
@@ -535,124 +463,163 @@ def checked_pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, 
     return k
 
 
-def path_round(store: Store, t: int, dataset: str | None, cfg: SampleConfig,
-               gen: PathGenerator, round_seed: int,
-               load_texts: Callable[[list[str]], dict[str, str]],
-               ) -> tuple[list[PathGraph], list[tuple[PathDraw, QACandidate]],
-                          dict[str, list[str]], dict[str, Any]]:
-    """One item per seed graph from its path pool; also the round's counts (rejections,
-    attempts, pool sizes)."""
-    # first the wordings reviewers read as questions; a graph that gets no item from them
-    # draws again from the paths only a last-resort frame words (each path is rendered once
-    # for its class, twice only where the plain frames fail)
-    graphs, plain, last = [], {}, {}
-    for g in load_path_graphs(store, t, dataset):
-        kind = {p.key: "plain" if is_wordable(p, last_resort=False)
-                else "last" if is_wordable(p) else None for p in g.paths}
-        plain[g.query_id], last[g.query_id] = (
-            g.model_copy(update={"paths": [p for p in g.paths if kind[p.key] == k]})
-            for k in ("plain", "last"))
-        graphs.append(g.model_copy(update={"paths": [p for p in g.paths if kind[p.key]]}))
-    done: list[tuple[PathDraw, QACandidate]] = []
-    failed: dict[str, list[str]] = {}
-    rejected: Counter[str] = Counter()
-    attempts = 0
-    taken: set[str] = set()  # paths asked by an earlier graph of this round
-    used: set[str] = set()  # the facts they compute from (``paths.draw``)
-    named: Counter[str] = Counter()  # how many of them name each fact
-    # page texts for the not-verbatim check, read once per round: graphs share pages
-    texts: dict[str, str] = {}
-    # with a model: the paths each graph offers it, checked under their template wording
-    offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
+class PathRound:
+    """One round of the paths generator: one item per seed graph from its path pool, and
+    the round's counts (rejections, attempts, pool sizes). ``run`` takes the steps in order:
 
-    def passing(g: PathGraph, r: int, want: int, reasons: list[str],
-                last_resort: bool = False) -> list[tuple[PathDraw, Rendered]]:
+    1. ``load``: the seed graphs as of round t, each with the paths a template words, split
+       into those the plain frames word and those only a last-resort frame words;
+    2. ``draw_firsts``: per graph, the first path in draw order that passes every check
+       under its template wording (``search``), from the plain paths first;
+    3. without a model, ``cap_last_resort``; with one, ``offer_spares`` (each graph's next
+       paths) and ``word_by_model``.
+
+    What the round holds across graphs: the paths asked (``taken``; graphs that share pages
+    share paths, a round asks each once), the facts they compute from (``used``), how many
+    items name each fact (``named``), and the pages' texts, read once per round."""
+
+    def __init__(self, gen: PathGenerator, store: Store, t: int, dataset: str | None,
+                 cfg: SampleConfig, round_seed: int,
+                 load_texts: Callable[[list[str]], dict[str, str]]) -> None:
+        self.gen, self.store, self.t, self.dataset = gen, store, t, dataset
+        self.cfg, self.round_seed, self.load_texts = cfg, round_seed, load_texts
+        self.graphs: list[PathGraph] = []
+        self.plain: dict[str, PathGraph] = {}
+        self.last: dict[str, PathGraph] = {}
+        self.done: list[tuple[PathDraw, QACandidate]] = []
+        self.failed: dict[str, list[str]] = {}
+        self.rejected: Counter[str] = Counter()
+        self.attempts = 0
+        self.taken: set[str] = set()
+        self.used: set[str] = set()
+        self.named: Counter[str] = Counter()
+        self.texts: dict[str, str] = {}
+        # with a model: the paths each graph offers it, checked under their template wording
+        self.offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
+
+    def run(self) -> Generation:
+        self.load()
+        self.draw_firsts()
+        if self.gen.llm is None:
+            self.cap_last_resort()
+        else:
+            self.offer_spares()
+            self.word_by_model()
+        return self.graphs, self.done, self.failed, self.stats()
+
+    def load(self) -> None:
+        """First the wordings reviewers read as questions; a graph that gets no item from
+        them draws again from the paths only a last-resort frame words (each path is
+        rendered once for its class, twice only where the plain frames fail)."""
+        for g in load_path_graphs(self.store, self.t, self.dataset):
+            kind = {p.key: "plain" if is_wordable(p, last_resort=False)
+                    else "last" if is_wordable(p) else None for p in g.paths}
+            self.plain[g.query_id], self.last[g.query_id] = (
+                g.model_copy(update={"paths": [p for p in g.paths if kind[p.key] == k]})
+                for k in ("plain", "last"))
+            self.graphs.append(g.model_copy(update={"paths": [p for p in g.paths
+                                                              if kind[p.key]]}))
+
+    def search(self, g: PathGraph, r: int, want: int, reasons: list[str],
+               last_resort: bool = False) -> list[tuple[PathDraw, Rendered]]:
         """Graph ``g``'s first ``want`` paths that pass every check under their template
         wording, among those no graph took before; each is taken for the round. (The draw
         order is over the paths not taken when the search starts: taking one must not shift
         the order the next attempt reads.)"""
-        nonlocal attempts
         got: list[tuple[PathDraw, Rendered]] = []
-        taken_before, used_before = frozenset(taken), frozenset(used)
-        cap = cfg.max_per_fact
+        taken_before, used_before = frozenset(self.taken), frozenset(self.used)
+        cap = self.cfg.max_per_fact
         crowded = frozenset() if cap is None else frozenset(
-            f for f, n in named.items() if n >= cap)
-        for attempt in range(cfg.attempts):
-            path = _draw(g, cfg, r, attempt, taken_before, used_before, crowded)
+            f for f, n in self.named.items() if n >= cap)
+        for attempt in range(self.cfg.attempts):
+            path = _draw(g, self.cfg, r, attempt, taken_before, used_before, crowded)
             if path is None:
                 reasons.append("no_path" if not g.paths else
                                "no_fresh_path" if attempt == 0 else "paths_exhausted")
                 return got
-            attempts += 1
-            missing = sorted({f.version_id for f in path.facts} - set(texts))
+            self.attempts += 1
+            missing = sorted({f.version_id for f in path.facts} - set(self.texts))
             if missing:
-                texts.update(load_texts(missing))
+                self.texts.update(self.load_texts(missing))
             try:
-                rendered, problems = _worded(g, path, f"{r}:{attempt}", texts, last_resort)
+                rendered, problems = _worded(g, path, f"{r}:{attempt}", self.texts,
+                                             last_resort)
             except Unworded as exc:
                 reasons.append(exc.reason)
-                rejected[exc.reason] += 1
+                self.rejected[exc.reason] += 1
                 continue
             if problems:
                 reasons += problems
-                rejected.update(problems)
+                self.rejected.update(problems)
                 continue
-            taken.add(path.key)
-            used.update(f.id for f in path.computed_from)
-            named.update({f.id for f in path.facts})
+            self.taken.add(path.key)
+            self.used.update(f.id for f in computed_from(path))
+            self.named.update({f.id for f in path.facts})
             got.append((PathDraw(g.query_id, r, attempt, path), rendered))
             if len(got) == want:
                 return got
         reasons.append("attempts_exhausted")
         return got
 
-    def firsts(g: PathGraph, r: int, want: int,
+    def firsts(self, g: PathGraph, r: int, want: int,
                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:
-        got = passing(plain[g.query_id], r, want, reasons)
-        if len(got) < want and last[g.query_id].paths:
-            got += passing(last[g.query_id], r, want - len(got), reasons, last_resort=True)
+        """``search`` over the plain paths, then over the last-resort ones."""
+        got = self.search(self.plain[g.query_id], r, want, reasons)
+        if len(got) < want and self.last[g.query_id].paths:
+            got += self.search(self.last[g.query_id], r, want - len(got), reasons,
+                               last_resort=True)
         return got
 
-    for g in graphs:
-        reasons: list[str] = []
-        first = firsts(g, graph_seed(round_seed, g.query_id), 1, reasons)
-        if not first:
-            failed[g.query_id] = reasons
-        elif gen.llm is not None:
-            offers[g.query_id] = first
-        else:
-            d, rendered = first[0]
-            qa = gen.candidate(d.path, rendered)
-            qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
-            done.append((d, qa))
-    if gen.llm is not None:
-        # each graph's next paths, offered if the model's wording of the first is refused:
-        # drawn once every graph has its first, so no graph's spares take the path another
-        # graph would have been asked (graphs share pages; a round asks each path once)
-        for g in graphs:
-            if g.query_id in offers:
-                r = offers[g.query_id][0][0].r
-                offers[g.query_id] += firsts(g, r, WORDING_TRIES - 1, [])
-        by_id = {g.query_id: g for g in graphs}
+    def draw_firsts(self) -> None:
+        """Each graph's first passing path, in graph order: an item by its template wording,
+        or the model's first offer."""
+        for g in self.graphs:
+            reasons: list[str] = []
+            first = self.firsts(g, graph_seed(self.round_seed, g.query_id), 1, reasons)
+            if not first:
+                self.failed[g.query_id] = reasons
+            elif self.gen.llm is not None:
+                self.offers[g.query_id] = first
+            else:
+                d, rendered = first[0]
+                qa = self.gen.candidate(d.path, rendered)
+                qa.checks = ["self_contained", "not_verbatim", "answer_unique", "no_shortcut"]
+                self.done.append((d, qa))
+
+    def offer_spares(self) -> None:
+        """Each graph's next paths, offered if the model's wording of the first is refused:
+        drawn once every graph has its first, so no graph's spares take the path another
+        graph would have been asked (graphs share pages; a round asks each path once)."""
+        for g in self.graphs:
+            if g.query_id in self.offers:
+                r = self.offers[g.query_id][0][0].r
+                self.offers[g.query_id] += self.firsts(g, r, WORDING_TRIES - 1, [])
+
+    def word_by_model(self) -> None:
+        """Every graph's offers worded by the model at once; a graph's item is the first
+        wording that passes."""
+        by_id = {g.query_id: g for g in self.graphs}
 
         async def word_all() -> list[tuple[tuple[PathDraw, QACandidate] | None, list[str]]]:
-            return await asyncio.gather(*(_word(gen, by_id[q], tries, texts)
-                                          for q, tries in offers.items()))
+            return await asyncio.gather(*(_word(self.gen, by_id[q], tries, self.texts)
+                                          for q, tries in self.offers.items()))
 
-        for q, (got, reasons) in zip(offers, asyncio.run(word_all()), strict=True):
-            rejected.update(reasons)
+        for q, (got, reasons) in zip(self.offers, asyncio.run(word_all()), strict=True):
+            self.rejected.update(reasons)
             if got is None:
-                failed[q] = reasons
+                self.failed[q] = reasons
             else:
-                done.append(got)
+                self.done.append(got)
         # a round lists its items in graph order, whatever order the model answered in
-        order = {g.query_id: i for i, g in enumerate(graphs)}
-        done.sort(key=lambda d: order[d[0].query_id])
-    if gen.llm is None:
-        done = _capped(done, failed, round_seed)
-    stats = {"attempts": attempts, "rejected": dict(sorted(rejected.items())),
-             "pool": [len(g.paths) for g in graphs]}
-    return graphs, done, failed, stats
+        order = {g.query_id: i for i, g in enumerate(self.graphs)}
+        self.done.sort(key=lambda d: order[d[0].query_id])
+
+    def cap_last_resort(self) -> None:
+        self.done = _capped(self.done, self.failed, self.round_seed)
+
+    def stats(self) -> dict[str, Any]:
+        return {"attempts": self.attempts, "rejected": dict(sorted(self.rejected.items())),
+                "pool": [len(g.paths) for g in self.graphs]}
 
 
 def set_quality(items: list[QACandidate], pool: list[int], horizon: int = 5) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Stage 4 — rounds: one fresh, checked QA item per seed graph, with full provenance.
 
 ``new_round`` = the seed graphs' fact paths (Cypher) -> seeded draws -> wording -> checks ->
-store (``path_generate.path_round``). A seed graph whose draws all fail is retried with the
+store (``Generator.round``). A seed graph whose draws all fail is retried with the
 next attempt number, up to ``SampleConfig.attempts``, then reported under the round
 (``NO_ITEM`` with reasons). Same round seed + same graph + same θ -> the same items; a
 frozen round is never modified.
@@ -29,14 +29,12 @@ from dwqa_graph.errors import (
 from dwqa_graph.graph.store import Guard, Store, WritePlan
 from dwqa_graph.llm import LLM, LLMStats
 from dwqa_graph.models import stable_id
-from dwqa_graph.rounds.generate import QACandidate, theta_hash
+from dwqa_graph.rounds.generate import Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.path_generate import (
     PathDraw,
-    PathGenerator,
     checked_pool_sizes,
     is_path_generator,
     is_wordable,
-    path_round,
     set_quality,
 )
 from dwqa_graph.rounds.paths import pool_sizes
@@ -117,7 +115,7 @@ def claim_round(store: Store, t: int | None, claim: str) -> int:
     return t
 
 
-def new_round(store: Store, *, seed: int, generator: PathGenerator,
+def new_round(store: Store, *, seed: int, generator: Generator,
               cfg: SampleConfig | None = None, dataset: str | None = None, t: int | None = None,
               previous: int | None = None) -> RoundReport:
     """Create round ``t`` (default: the next number) with one item per seed graph.
@@ -147,7 +145,7 @@ def new_round(store: Store, *, seed: int, generator: PathGenerator,
 
 
 def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
-                        generator: PathGenerator, cfg: SampleConfig, dataset: str | None,
+                        generator: Generator, cfg: SampleConfig, dataset: str | None,
                         started: float, previous: int | None = None) -> RoundReport:
     cfg = previous_facts(store, t, cfg, previous)
     theta = {**generator.theta(), "sampling": cfg.model_dump(mode="json")}
@@ -158,8 +156,8 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
     def load_texts(ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=ids)}
 
-    path_graphs, done, failed, stats = path_round(store, t, dataset, cfg, generator, seed,
-                                                  load_texts)
+    path_graphs, done, failed, stats = generator.round(store, t, dataset, cfg, seed,
+                                                       load_texts)
     graphs = [(g.query_id, [d.version_id for d in g.documents]) for g in path_graphs]
     report.graphs, report.attempts = len(graphs), stats["attempts"]
     report.rejected_by_reason = stats["rejected"]

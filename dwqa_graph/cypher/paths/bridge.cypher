@@ -6,7 +6,7 @@
 // one name); the two facts come from different sentences. One row per (A, relation, B,
 // relation): the two facts from different documents where the graph has such a pair.
 // Parameters: $graphs [{query_id, versions}], $first, $second (the relations the
-// templates word as first and second hop, rounds/render.py).
+// templates word as first and second hop, rounds/forms/bridge.py).
 UNWIND $graphs AS g
 CALL (g) {
   MATCH (v1:DocumentVersion)<-[:READ_FROM]-(f1:Fact)

@@ -23,10 +23,10 @@ CALL (g) {
     UNION
     // two events: every two askable ones (worded, one year) of the subject, in different
     // years. The events are grouped by year once and each group paired with the later ones.
-    // (Path generator 6 paired only consecutive years, n pairs per page for n years: a
-    // fresh round, which needs a fact its previous round did not compute from, then found
-    // nearly none on the pages many seed graphs share -- a round asks each path once, so
-    // every graph of a page took another pair and the pairs took all the page's facts.)
+    // (Not consecutive years only: a fresh round, which needs a fact its previous round did
+    // not compute from, then finds nearly none on the pages many seed graphs share -- a
+    // round asks each path once, so every graph of a page takes another pair and the pairs
+    // take all the page's facts.)
     MATCH (v:DocumentVersion)<-[:READ_FROM]-(e:Fact {relation: 'event'})-[:SUBJECT]->
           (s:NamedEntity)
     WHERE v.id IN g.versions AND e.phrase IS NOT NULL AND ['event', 'event'] IN $pairs
@@ -88,7 +88,7 @@ CALL (g) {
                      RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
         END
     // no age after a death: "What age did Elvis Presley turn in the year he was awarded the
-    // Presidential Medal of Freedom?" (2018; he died in 1977: review Z3)
+    // Presidential Medal of Freedom?" (2018; he died in 1977)
     AND (f1.relation <> 'born' OR NOT EXISTS {
           MATCH (s)<-[:SUBJECT]-(d:Fact {relation: 'died'})-[:READ_FROM]->(w:DocumentVersion)
           WHERE w.id IN g.versions AND d.year IS NOT NULL

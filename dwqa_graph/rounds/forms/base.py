@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from dwqa_graph.facts.models import whole_years as facts_whole_years
 from dwqa_graph.facts.resolve import qualified_name
+from dwqa_graph.language.lexicon import MONTHS
 
 
 class PathFact(BaseModel):
@@ -206,19 +207,15 @@ class FormBase:
 
 
 # -- wording helpers ---------------------------------------------------------------------
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December")
-
-
 def spoken_date(f: PathFact) -> str:
     """The fact's date at its precision: 1954, August 1954, August 16, 1954."""
     if f.date is None:
         return str(f.the_year)
     parts = f.date.split("-")
     if f.precision == "day" and len(parts) == 3:
-        return f"{_MONTHS[int(parts[1]) - 1]} {int(parts[2])}, {parts[0]}"
+        return f"{MONTHS[int(parts[1]) - 1]} {int(parts[2])}, {parts[0]}"
     if f.precision == "month" and len(parts) >= 2:
-        return f"{_MONTHS[int(parts[1]) - 1]} {parts[0]}"
+        return f"{MONTHS[int(parts[1]) - 1]} {parts[0]}"
     return parts[0]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from lemminflect import getInflection
 
+from dwqa_graph.language.lexicon import NAME_PARTICLES, legal_form_pattern
 from dwqa_graph.rounds.checks import copied_run
 from dwqa_graph.rounds.forms.base import (
     FormBase,
@@ -220,13 +221,11 @@ def event_clause(f: PathFact, subject: str) -> str | None:
 
 #: Name suffixes a surname is not ("Martin Luther King Jr.", "Pope Benedict XVI"; a company
 #: the tagger took for a person, "Tesla, Inc.", is named whole).
-_LEGAL_FORM = r"inc\.?|ltd\.?|llc|plc|corp\.?|co\."
+_LEGAL_FORM = legal_form_pattern()
 _SUFFIX = re.compile(rf"(?i)^(jr\.?|sr\.?|[ivxlc]+|co|{_LEGAL_FORM})$")
 #: A company's legal form closing its name.
 _COMPANY = re.compile(rf"(?i)[\s,]({_LEGAL_FORM})$")
-#: Particles that belong to a surname ("Van Buren", "de Gaulle", "von Trier").
-_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le",
-              "ten", "ter", "bin", "ibn", "al", "el", "dos", "das", "st."}
+
 
 
 def pronoun(f: PathFact) -> str | None:
@@ -246,7 +245,7 @@ def short_name(name: str, entity_type: str) -> str:
     if entity_type != "PERSON" or len(words) < 2 or _SUFFIX.match(words[-1]):
         return name
     i = len(words) - 1
-    while i > 1 and words[i - 1].lower() in _PARTICLES:
+    while i > 1 and words[i - 1].lower() in NAME_PARTICLES:
         i -= 1
     return " ".join(words[i:])
 

@@ -227,7 +227,6 @@ _SUFFIX = re.compile(rf"(?i)^(jr\.?|sr\.?|[ivxlc]+|co|{_LEGAL_FORM})$")
 _COMPANY = re.compile(rf"(?i)[\s,]({_LEGAL_FORM})$")
 
 
-
 def pronoun(f: PathFact) -> str | None:
     """The pronoun a question refers to the fact's subject by, once named: "it" for anything
     but a person, "he" or "she" as the person's own page says; None (named again) where the

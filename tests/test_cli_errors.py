@@ -6,7 +6,11 @@ database is opened."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,3 +120,52 @@ def test_memory_is_sized_from_the_machine_and_overridable(settings: Settings) ->
                                      "DWQA_HTTP_PORT": str(settings.http_port)})
     memory = json.loads(status.stdout)["memory"]
     assert memory == {"heap": settings.neo4j_heap, "pagecache": settings.neo4j_pagecache}
+
+
+@pytest.mark.parametrize("pair, why", [
+    ('p={"\\ud800": 1}', r"\$p: a key the database cannot store \(a lone surrogate"),
+    ('p={"a": [{"\\udfff": 1}]}', r"\$p\.a\[0\]: a key the database cannot store"),
+    ("p\udcff=1", r"'p\\udcff': a name the database cannot take \(byte 0xff, which is not UTF-8"),
+    ("p=caf\udce9", r"\$p: text the database cannot store \(byte 0xe9, which is not UTF-8"),
+    ("p=" + "[" * 50_000, r"\$p: nested deeper than 32 levels"),
+    ("p=" + "[" * 33 + "]" * 33, r"\$p(\[0\])+: nested deeper than 32 levels"),
+    ("p=" + "9" * 5000, r"\$p: integer out of Neo4j's 64-bit range"),
+    ("p=9223372036854775808", r"\$p: integer out of Neo4j's 64-bit range"),
+], ids=["surrogate-key", "nested-surrogate-key", "byte-in-name", "byte-in-text",
+        "deep-json", "depth-33", "5000-digits", "int64-plus-one"])
+def test_param_the_driver_cannot_send_is_one_clear_line(env: dict[str, str], pair: str,
+                                                       why: str) -> None:
+    """What the driver cannot send is refused naming the parameter, not a TypeError or
+    RecursionError traceback; the command line's bytes arrive as Python decodes argv."""
+    result = CliRunner().invoke(main, ["cypher", "RETURN $p AS p", "--param", pair, "--json"],
+                                env=env)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and result.exception is not None
+    assert isinstance(result.exception, SystemExit)
+    assert re.search("dwqa: error: --param " + why, result.stderr), result.stderr
+    assert json.loads(result.stdout)["error"]["type"] == "UsageError"
+
+
+def test_param_within_the_bounds_reaches_the_database(env: dict[str, str]) -> None:
+    """Positive control for the bounds above: 32 levels, int64's largest, keys and text
+    beyond ASCII all go through."""
+    deep = "[" * 32 + "]" * 32
+    for pair, value in ((f"p={deep}", json.loads(deep)),
+                        ("p=9223372036854775807", 9223372036854775807),
+                        ('p={"é": ["ü"]}', {"é": ["ü"]}),
+                        ("p=plain text", "plain text")):
+        ok = CliRunner().invoke(main, ["cypher", "RETURN $p AS p", "--param", pair, "--json"],
+                                env=env)
+        assert ok.exit_code == 0, ok.output
+        assert json.loads(ok.stdout) == [{"p": value}]
+
+
+def test_a_non_utf8_byte_on_a_real_command_line(env: dict[str, str]) -> None:
+    """The byte as a shell passes it: argv decoded by Python itself, one line on stderr."""
+    run = subprocess.run([sys.executable, "-m", "dwqa_graph.cli", "cypher", "RETURN $p AS p",
+                          "--param", b"p\xff=1"], env={**os.environ, **env},
+                         capture_output=True, timeout=120)
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.strip().splitlines() == [
+        b"dwqa: error: --param 'p\\udcff': a name the database cannot take (byte 0xff, which "
+        b"is not UTF-8, at character 1)"]

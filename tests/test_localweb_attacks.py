@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import httpx
 
-from dwqa_graph.web.localweb import PageIndex, serve
+from dwqa_graph.web.localweb import STREAM_SHARE, PageIndex, serve
 
 from .test_localweb import raw_get
 
@@ -132,3 +134,79 @@ def test_half_sent_requests_hold_no_threads(tmp_path: Path) -> None:
             time.sleep(0.2)
             s.sendall(b"Host: x\r\n\r\n")
             assert s.recv(64).startswith(b"HTTP/1.0 200")
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_slow_readers_of_a_large_file_hold_a_bounded_share(tmp_path: Path) -> None:
+    """16 clients ask `dwqa web serve` (16 threads) for a 40 MB file and read nothing: the
+    file is sent in STREAM_CHUNK pieces (the server's memory does not grow by the file per
+    request), at most 16 // STREAM_SHARE of them hold a thread -- the others are answered
+    503 at once -- and a search is answered meanwhile. At the response deadline the slow
+    ones are cut off; then a normal client gets the file whole."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "inside.html").write_text(PAGE.format(w="council"))
+    big = bytes(range(256)) * (40 * 4096)  # 40 MiB
+    (site / "big.bin").write_bytes(big)
+    port, idle, threads = _free_port(), 5.0, 16
+    server = subprocess.Popen([sys.executable, "-m", "dwqa_graph.cli", "web", "serve",
+                               str(site), "--port", str(port), "--threads", str(threads),
+                               "--idle-timeout", str(idle)], stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    readers: list[socket.socket] = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/inside.html", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.2)
+        before = _rss_mib(server.pid)
+        for _ in range(16):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a reader that lags
+            s.settimeout(30)
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"GET /big.bin HTTP/1.0\r\nHost: x\r\n\r\n")
+            readers.append(s)
+        heads = [s.recv(12) for s in readers]  # the status line only: still not reading
+        assert heads.count(b"HTTP/1.0 200") == threads // STREAM_SHARE, heads
+        assert heads.count(b"HTTP/1.0 503") == 16 - threads // STREAM_SHARE, heads
+        started = time.monotonic()
+        search = httpx.get(f"{url}/search?q=council&format=json", timeout=30)
+        assert search.status_code == 200 and "inside.html" in search.text
+        assert time.monotonic() - started < 2.0  # not queued behind the slow readers
+        grown = _rss_mib(server.pid) - before
+        assert grown < 64, f"server grew by {grown:.0f} MiB"  # not 16 x 40 MiB
+        # The slow readers are cut off at the response deadline, their files unfinished
+        # (read from only after it: a reader that drains in time gets the whole file).
+        time.sleep(max(0.0, started + idle + 1 - time.monotonic()))
+        for s, head in zip(readers, heads, strict=True):
+            got = len(head)
+            while chunk := s.recv(1 << 20):
+                got += len(chunk)
+            assert got < len(big) if head.endswith(b"200") else got < 1024
+        assert time.monotonic() - started < idle + 15
+        # Positive control: the slots are free again, and a client that reads gets it all.
+        r = httpx.get(f"{url}/big.bin", timeout=30)
+        assert r.status_code == 200 and r.content == big
+        assert r.headers["content-length"] == str(len(big))
+    finally:
+        for s in readers:
+            s.close()
+        server.terminate()
+        server.communicate(timeout=30)

@@ -15,6 +15,7 @@ import pytest
 
 from dwqa_graph.errors import AgentError
 from dwqa_graph.evaluation.agents import make_agent
+from dwqa_graph.evaluation.agents.base import MAX_ANSWER_CHARS
 from dwqa_graph.evaluation.agents.baseline import WebPages, _endpoint_host
 from dwqa_graph.evaluation.agents.react import Bounds, ReactAgent, has_native_tools
 from dwqa_graph.evaluation.evaluate import evaluate
@@ -216,3 +217,26 @@ def test_auto_mode_picks_native_tools_only_where_the_model_class_has_them() -> N
     assert has_native_tools(WithTools(messages=iter([])))
     with pytest.raises(AgentError, match="tools="):
         make_agent("react:http://127.0.0.1:1/v1@tools=magic")
+
+
+def test_a_20_mb_reply_is_stored_once_cut_with_a_marker(web: LocalWeb, store: Store) -> None:
+    """A model answering with 20 MB on one line: the stored prediction keeps
+    MAX_ANSWER_CHARS of it with a marker, and its trace does not store it again."""
+    huge = "Final: " + "Valmora " * 2_500_000  # 20,000,000 characters after "Final: "
+    items = [EvalItem(id=k, question=FIXTURE["question"], golds=[FIXTURE["answer"]],
+                      source="static", dataset="react-huge") for k in ("huge", "ok")]
+    # concurrency 1: the scripted replies are taken in item order
+    _, preds = evaluate(store, agent(web, [huge, *FIXTURE["replies"]]), items,
+                        target="static:react-huge", scorers=["em"], concurrency=1)
+    rows = {r["item"]: r for r in store.read(
+        "MATCH (p:Prediction) WHERE p.id IN $ids RETURN p.item_id AS item, p.answer AS answer, "
+        "p.steps AS steps", {"ids": [p.id for p in preds]})}
+    answer, steps = rows["huge"]["answer"], rows["huge"]["steps"]
+    assert answer.startswith("Valmora Valmora") and answer.endswith(
+        "…[answer cut: 19,999,999 characters]")
+    assert len(answer) < MAX_ANSWER_CHARS + 40
+    assert sum(map(len, steps)) < 1_000 and "Valmora" not in "".join(steps)
+    assert "final: an answer cut at 2,000 characters" in steps[-1]
+    # Positive control: a short answer is stored whole, and named in its step.
+    assert rows["ok"]["answer"] == FIXTURE["answer"]
+    assert rows["ok"]["steps"][-1] == f"final: {FIXTURE['answer']!r}"

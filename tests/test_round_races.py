@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from neo4j.exceptions import ConstraintError
 from dwqa_graph.cli.main import main
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import ConflictError, RoundFrozenError
+from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.leakage.leaktest import leaktest
 from dwqa_graph.rounds.generate import QACandidate
 from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.paths import Path as FactPath
@@ -28,6 +31,8 @@ from dwqa_graph.rounds.round import export_round, freeze_round, list_rounds, new
 from dwqa_graph.rounds.sampling import SampleConfig
 
 from .test_fact_paths import PAGES, build
+from .test_reuse import round_facts
+from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
 
 ORPHANS = "MATCH (i:QAItem) WHERE NOT EXISTS { (i)<-[:CONTAINS]-(:Round) } RETURN count(i) AS n"
 
@@ -248,3 +253,132 @@ def test_freeze_refuses_a_round_never_written(graph: Store, env: dict[str, str])
         gate.set()
         worker.join(120)
     assert freeze_round(graph, 1)["t"] == 1  # once written, it freezes
+
+
+# -- fresh rounds under concurrency ------------------------------------------------------------
+def _computed_only_from(store: Store, t: int, previous: int) -> int:
+    """Items of round ``t`` whose every fact is one round ``previous``'s items used (or one
+    stating the same): what a model that learned ``previous`` computes without anything new."""
+    used = {r["id"] for r in store.query("rounds/previous_facts", t=previous)}
+    return sum(facts <= used for facts in round_facts(store, t).values())
+
+
+def _claimed(store: Store, n: int) -> None:
+    """Wait (bounded) until ``n`` rounds are claimed."""
+    deadline = time.monotonic() + 120
+    while len(list_rounds(store)) < n:
+        assert time.monotonic() < deadline, list_rounds(store)
+        time.sleep(0.1)
+
+
+def test_a_fresh_round_waits_for_the_round_before_it(films: Store,  # noqa: F811
+                                                     settings: Settings) -> None:
+    """Round 1 is held mid-generation while rounds 2-5 are claimed: each of them waits for its
+    predecessor to be written and steers against its facts. All five use one seed, so a round
+    that read its predecessor too early (nothing written yet) drew exactly its items again."""
+    gate, started = threading.Event(), threading.Event()
+    results: dict[int, Any] = {}
+
+    def run(i: int, gen: PathGenerator) -> None:
+        with Store(settings) as st:
+            try:
+                results[i] = new_round(st, seed=1, generator=gen)
+            except Exception as exc:  # noqa: BLE001 - asserted below
+                results[i] = exc
+
+    first = threading.Thread(target=run, args=(0, GatedGenerator(gate, started)))
+    first.start()
+    assert started.wait(120)  # round 1 claimed and generating
+    others = [threading.Thread(target=run, args=(i, PathGenerator())) for i in range(1, 5)]
+    for th in others:
+        th.start()
+    _claimed(films, 5)
+    gate.set()
+    for th in [first, *others]:
+        th.join(600)
+    assert not [r for r in results.values() if isinstance(r, Exception)], results
+    reports = {r.round: r for r in results.values()}
+    assert sorted(reports) == [1, 2, 3, 4, 5] and reports[1].items >= 5
+    assert reports[1].previous is None
+    for t in (2, 3, 4, 5):
+        assert reports[t].previous == t - 1
+        assert films.query("rounds/get", t=t)[0]["previous"] == t - 1
+        assert _computed_only_from(films, t, t - 1) == 0, t
+    assert reports[2].waited_seconds > 0  # it did wait for round 1
+    assert sum(reports[t].items for t in (2, 3, 4, 5)) >= 4  # fresh rounds, not empty ones
+    # Positive control: the same seed with repeats allowed draws round 5's items again, and
+    # the count above sees every one of them.
+    repeat = new_round(films, seed=1, generator=PathGenerator(), cfg=ALLOW)
+    again = new_round(films, seed=1, generator=PathGenerator(), cfg=ALLOW)
+    assert repeat.previous is None and again.items >= 5
+    assert _computed_only_from(films, again.round, repeat.round) == again.items
+
+
+def test_five_concurrent_round_new_processes_are_fresh(films: Store,  # noqa: F811
+                                                       env: dict[str, str]) -> None:
+    """The attack as run: five `dwqa round new` at once (one seed, so a round that did not
+    see its predecessor's facts repeats its items). None has an item computed only from its
+    predecessor's facts; each records the round it steered against."""
+    procs = [_dwqa(env, "round", "new", "--seed", "1") for _ in range(5)]
+    for p in procs:
+        out, err = p.communicate(timeout=900)
+        assert p.returncode == 0, err[-2000:]
+    rounds = {r["t"]: r for r in list_rounds(films)}
+    assert sorted(rounds) == [1, 2, 3, 4, 5]
+    assert all(r["status"] == "complete" for r in rounds.values())
+    assert films.query("rounds/get", t=1)[0]["items"] >= 5
+    for t in (2, 3, 4, 5):
+        assert films.query("rounds/get", t=t)[0]["previous"] == t - 1
+        assert _computed_only_from(films, t, t - 1) == 0, t
+
+
+def test_a_predecessor_never_written_ends_the_wait_with_a_clear_error(
+        films: Store, env: dict[str, str]) -> None:  # noqa: F811
+    """A run that died holding round 1 (claimed, never written): a fresh round 2 waits at
+    most its bound, then says which round and what to do, and gives its number back."""
+    films.run_write("rounds/claim_next", claim="died")
+    started = time.monotonic()
+    with pytest.raises(ConflictError, match=r"round 1 was still being generated after 1 s.*"
+                                            r"round new --round 1"):
+        new_round(films, seed=1, generator=PathGenerator(), wait=1)
+    assert 1 <= time.monotonic() - started < 60
+    assert [r["t"] for r in list_rounds(films)] == [1]
+    result = CliRunner().invoke(main, ["round", "new", "--seed", "1", "--wait", "0.2"],
+                                env=env)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "dwqa: error: round 2 steers against round 1" in result.output, result.output
+    # Positive control: a round that steers against nothing does not wait for round 1
+    assert new_round(films, seed=1, generator=PathGenerator(), cfg=ALLOW, wait=0).round == 2
+    # ... and once round 1 is regenerated, the next fresh round goes on
+    new_round(films, seed=1, generator=PathGenerator(), t=1, previous=0)
+    assert new_round(films, seed=2, generator=PathGenerator(), wait=0).previous == 2
+
+
+def test_leaktest_steers_each_round_against_its_own_leaked_round(
+        films: Store, settings: Settings) -> None:  # noqa: F811
+    """A `round new` holds round 1 mid-generation while Leak&Test runs: its rounds wait for
+    nothing outside the run, and each fresh round steered against exactly the round leaked
+    before it."""
+    gate, started = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with Store(settings) as st:
+            new_round(st, seed=1, generator=GatedGenerator(gate, started), cfg=ALLOW)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    try:
+        assert started.wait(120)
+        a = make_agent("baseline", store=films)
+        report = leaktest(films, a, make_agent("memorize:baseline", store=films), rounds=3,
+                          generator=PathGenerator(), seed=11)
+        assert worker.is_alive()  # round 1 is still being generated
+    finally:
+        gate.set()
+        worker.join(600)
+    dyn = report.dynamic
+    assert dyn["leaked_rounds"] == [2, 3] and dyn["rounds"] == [3, 4]
+    assert films.query("rounds/get", t=2)[0]["previous"] is None
+    for leaked, t in zip(dyn["leaked_rounds"], dyn["rounds"], strict=True):
+        assert films.query("rounds/get", t=t)[0]["previous"] == leaked
+        assert _computed_only_from(films, t, leaked) == 0

@@ -76,17 +76,69 @@ def open_llm(spec: str | None, concurrency: int = 4) -> LLM | None:
     return LLM(make_llm(spec), concurrency=concurrency) if spec else None
 
 
+#: Deepest nesting of lists and objects a ``--param`` value may have (Cypher parameters are
+#: records, not trees; deeper JSON would overflow the parser's or the driver's stack).
+MAX_PARAM_DEPTH = 32
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _text_error(text: str) -> str | None:
+    """Why ``text`` cannot go to Neo4j (which stores UTF-8), or None. A lone surrogate comes
+    from JSON ("\\ud800") or from a byte of the command line that is not UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        what = (f"byte 0x{ord(bad) - 0xDC00:02x}, which is not UTF-8"
+                if 0xDC80 <= ord(bad) <= 0xDCFF else f"a lone surrogate {bad!r}")
+        return f"{what}, at character {exc.start}"
+    return None
+
+
+def _check_param(name: str, value: Any) -> None:
+    """Refuse what the driver cannot send -- text that is not UTF-8 (a key of an object
+    included, where the driver raises a bare TypeError), integers beyond 64 bits, nesting
+    deeper than ``MAX_PARAM_DEPTH`` -- naming the parameter and the place in it."""
+    todo: list[tuple[str, Any, int]] = [(f"${name}", value, 0)]
+    while todo:  # a walk without recursion: depth is what is being checked
+        where, v, depth = todo.pop()
+        if isinstance(v, dict | list) and depth >= MAX_PARAM_DEPTH:  # level depth + 1
+            raise UsageError(f"--param {where}: nested deeper than {MAX_PARAM_DEPTH} levels")
+        if isinstance(v, str) and (why := _text_error(v)):
+            raise UsageError(f"--param {where}: text the database cannot store ({why})")
+        if isinstance(v, int) and not isinstance(v, bool) and not _INT64[0] <= v <= _INT64[1]:
+            raise UsageError(f"--param {where}: integer out of Neo4j's 64-bit range")
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if why := _text_error(k):
+                    raise UsageError(f"--param {where}: a key the database cannot store "
+                                     f"({why})")
+                todo.append((f"{where}.{k}", x, depth + 1))
+        elif isinstance(v, list):
+            todo.extend((f"{where}[{i}]", x, depth + 1) for i, x in enumerate(v))
+
+
 def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``k=v`` pairs; ``v`` is read as JSON when it parses (numbers, null, lists)."""
+    """``k=v`` pairs; ``v`` is read as JSON when it parses (numbers, null, lists), else kept
+    as text. What Neo4j cannot take is refused here, naming the parameter (``_check_param``)."""
     params: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"--param expects key=value, got {pair!r}")
+        if why := _text_error(key):
+            raise UsageError(f"--param {key!r}: a name the database cannot take ({why})")
         try:
             params[key] = json.loads(value)
-        except json.JSONDecodeError:
+        except RecursionError:
+            raise UsageError(f"--param ${key}: nested deeper than {MAX_PARAM_DEPTH} "
+                             "levels") from None
+        except ValueError as exc:  # not JSON: text -- unless a number Python will not read
+            if "digits" in str(exc):
+                raise UsageError(f"--param ${key}: integer out of Neo4j's 64-bit range") \
+                    from None
             params[key] = value
+        _check_param(key, params[key])
     return params
 
 

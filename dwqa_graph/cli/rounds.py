@@ -22,6 +22,7 @@ from dwqa_graph.config import Settings
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.generate import make_generator
 from dwqa_graph.rounds.round import (
+    PREDECESSOR_WAIT_SECONDS,
     collisions,
     export_round,
     freeze_round,
@@ -58,18 +59,22 @@ def _int_list(text: str | None) -> list[int] | None:
 @click.option("--max-per-fact", type=click.IntRange(min=1),
               help="At most this many of the round's items name one fact (default: no cap; "
                    "seed graphs citing one page share its facts, and a cap costs items).")
+@click.option("--wait", type=click.FloatRange(min=0), default=PREDECESSOR_WAIT_SECONDS,
+              show_default=True, metavar="SECONDS",
+              help="Longest wait for round t-1 to be written by a concurrent `round new` "
+                   "(its facts are what --reuse steers against).")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str | None,
               dataset: str | None, round_t: int | None,
-              reuse: Reuse, max_per_fact: int | None, as_json: bool) -> None:
+              reuse: Reuse, max_per_fact: int | None, wait: float, as_json: bool) -> None:
     """Create round t: draw, word, check and store one QA item per seed graph."""
     gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8))
     with open_store(settings) as store:
         report = new_round(store, seed=seed, generator=gen,
                            cfg=SampleConfig(reuse=reuse, max_per_fact=max_per_fact),
-                           dataset=dataset, t=round_t)
+                           dataset=dataset, t=round_t, wait=wait)
 
     def human() -> None:
         click.echo(f"round {report.round}: {report.items} items for {report.graphs} seed graphs "

@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from dwqa_graph.errors import InputError, NotFoundError, RunFailedError, UsageError
 from dwqa_graph.evaluation.agents import Agent, AgentAnswer, RetrievedDoc
+from dwqa_graph.evaluation.agents.base import capped_answer
 from dwqa_graph.evaluation.scoring import (
     JudgeLabel,
     contains_gold,
@@ -308,7 +309,8 @@ def predict(agent: Agent, items: Sequence[EvalItem], *, run_id: str, concurrency
 
     def one(item: EvalItem) -> Prediction:
         reply, seconds = _answer(agent, item)
-        answer = reply.answer if not reply.error else ""
+        # any agent's answer, not only a chat model's, is stored within the cap
+        answer = capped_answer(reply.answer) if not reply.error else ""
         on_done()
         return Prediction(
             id=stable_id(run_id, item.id), run_id=run_id, item_id=item.id,

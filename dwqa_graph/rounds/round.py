@@ -62,6 +62,12 @@ class RoundReport(BaseModel):
         0.0, description="Path load, drawing, wording and checks.")
     seconds: float = 0.0
     llm: LLMStats | None = None
+    previous: int | None = Field(
+        None, description="The round whose items' facts this round steered against "
+        "(``cfg.reuse``); None: none (round 1, ``previous=0``, 'allow', or no such round).")
+    waited_seconds: float = Field(
+        0.0, description="Time spent waiting for that round to be written (a concurrent "
+        "`round new`), before generation.")
     set_quality: dict[str, Any] = Field(
         default_factory=dict, description="Set-level numbers (path_generate.set_quality): "
         "two-option share, answer types, relations, phrasings, median K, collision bound.")
@@ -85,6 +91,14 @@ def _item_row(t: int, round_seed: int, th: str, s: PathDraw,
 #: with the number after; each loss means another run got a number, so this bounds nothing
 #: but a pathological pile-up.
 CLAIM_ATTEMPTS = 100
+
+#: Seconds a round waits for the round it steers against to be written (a concurrent `round
+#: new` that claimed the number before it) -- the facts it avoids are only known then. Long
+#: enough for a model-worded round of a few hundred graphs; a run that died holding the
+#: number never finishes, and the wait then ends with a message naming it.
+PREDECESSOR_WAIT_SECONDS = 1800.0
+#: Seconds between two looks at that round while waiting (one small read each).
+PREDECESSOR_POLL_SECONDS = 0.5
 
 
 def _unfrozen(t: int, claim: str | None = None) -> Guard:
@@ -117,11 +131,14 @@ def claim_round(store: Store, t: int | None, claim: str) -> int:
 
 def new_round(store: Store, *, seed: int, generator: Generator,
               cfg: SampleConfig | None = None, dataset: str | None = None, t: int | None = None,
-              previous: int | None = None) -> RoundReport:
+              previous: int | None = None,
+              wait: float = PREDECESSOR_WAIT_SECONDS) -> RoundReport:
     """Create round ``t`` (default: the next number) with one item per seed graph.
 
     ``previous`` is the round whose items' facts ``cfg.reuse`` avoids or prefers (default
-    t-1; 0: none), read from the graph when generation starts (``previous_facts``).
+    t-1; 0: none), read from the graph when generation starts (``previous_facts``) -- after
+    waiting up to ``wait`` seconds for a concurrent run to write that round
+    (``ConflictError`` when it does not); the round records which one it was.
 
     The number is claimed in Neo4j first (``claim_round``); the items are written in one
     transaction that re-checks, under the round's lock, that it is unfrozen and still ours."""
@@ -135,7 +152,8 @@ def new_round(store: Store, *, seed: int, generator: Generator,
     t = claim_round(store, t, claim)
     try:
         return _generate_and_write(store, t, claim, seed=seed, generator=generator, cfg=cfg,
-                                   dataset=dataset, started=started, previous=previous)
+                                   dataset=dataset, started=started, previous=previous,
+                                   wait=wait)
     except BaseException:
         # nothing written: give the number back (a kill -9 leaves it 'generating', empty);
         # a failure to do so must not hide the error that got us here
@@ -146,11 +164,16 @@ def new_round(store: Store, *, seed: int, generator: Generator,
 
 def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
                         generator: Generator, cfg: SampleConfig, dataset: str | None,
-                        started: float, previous: int | None = None) -> RoundReport:
+                        started: float, previous: int | None = None,
+                        wait: float = PREDECESSOR_WAIT_SECONDS) -> RoundReport:
+    w0 = time.perf_counter()
+    steered = wait_for_previous(store, t, cfg, previous, wait)
+    waited = round(time.perf_counter() - w0, 3)
     cfg = previous_facts(store, t, cfg, previous)
     theta = {**generator.theta(), "sampling": cfg.model_dump(mode="json")}
     th = theta_hash(theta)
-    report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th)
+    report = RoundReport(round=t, seed=seed, generator=generator.name, theta_hash=th,
+                         previous=steered, waited_seconds=waited)
     t0 = time.perf_counter()
 
     def load_texts(ids: list[str]) -> dict[str, str]:
@@ -166,7 +189,8 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
     plan = WritePlan(WRITE_ORDER)
     plan.add("rounds/create", [{"t": t, "seed": seed, "theta": json.dumps(theta, sort_keys=True),
                                 "theta_hash": th, "generator": generator.name,
-                                "config": json.dumps(cfg.model_dump(mode="json"))}])
+                                "config": json.dumps(cfg.model_dump(mode="json")),
+                                "previous": steered}])
     plan.add("rounds/items", [_item_row(t, seed, th, s, qa) for s, qa in done])
     plan.add("rounds/no_item", [{"t": t, "query_id": q, "reasons": sorted(set(r))}
                                 for q, r in failed.items()])
@@ -308,15 +332,49 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
             "aggregate": aggregate(graphs, delta)}
 
 
+def _previous_round(t: int, cfg: SampleConfig, previous: int | None) -> int | None:
+    """The round ``cfg.reuse`` steers round ``t`` against (None: none)."""
+    if cfg.reuse == "allow" or previous == 0:
+        return None
+    return t - 1 if previous is None else previous
+
+
+def wait_for_previous(store: Store, t: int, cfg: SampleConfig, previous: int | None = None,
+                      wait: float = PREDECESSOR_WAIT_SECONDS) -> int | None:
+    """The round round ``t`` steers against, once it is written: a concurrent `round new`
+    that claimed it first may still be generating it, and its facts read now would be
+    none (a fresh round computed from them) or the ones it is replacing. None: no round
+    to steer against (none asked, or it does not exist). Waits at most ``wait`` seconds."""
+    last = _previous_round(t, cfg, previous)
+    if last is None or last < 1:
+        return None
+    deadline = time.monotonic() + wait
+    while True:
+        rows = store.query("rounds/predecessor", t=last)
+        if not rows:  # never made, or its run failed and gave the number back
+            return None
+        if rows[0]["status"] == "complete" and not rows[0]["claimed"]:
+            return last
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ConflictError(
+                f"round {t} steers against round {last}'s facts (--reuse {cfg.reuse}), and "
+                f"round {last} was still being generated after {wait:g} s: by a concurrent "
+                f"`dwqa round new` (run again once it is written), or by a run that died "
+                f"(regenerate it with `dwqa round new --round {last}`); this run wrote "
+                "nothing")
+        time.sleep(min(PREDECESSOR_POLL_SECONDS, left))
+
+
 def previous_facts(store: Store, t: int, cfg: SampleConfig,
                    previous: int | None = None) -> SampleConfig:
     """``cfg`` with the fact ids the items of round ``previous`` (default t-1) used, and
     those of every fact stating the same thing from another sentence, for ``cfg.reuse``
     (not read when it is 'allow'); for a fresh round also each graph's candidates of the
     ``RECENT_ROUNDS`` rounds up to ``previous``."""
-    if cfg.reuse == "allow" or previous == 0:
+    last = _previous_round(t, cfg, previous)
+    if last is None:
         return cfg
-    last = t - 1 if previous is None else previous
     rows = store.query("rounds/previous_facts", t=last)
     recent: dict[str, set[str]] = {}
     if cfg.reuse == "fresh":

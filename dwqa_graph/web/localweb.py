@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pydantic import BaseModel
@@ -57,6 +57,12 @@ MAX_WAITING = 4096
 #: Largest request line + headers a client may send (a GET needs far less).
 MAX_HEAD = 16384
 MAX_PAGENO = 1000
+#: Bytes of a served file read and sent at a time: a request never holds a whole file.
+STREAM_CHUNK = 65536
+#: Of the request threads, at most one in this many sends a file larger than one chunk at a
+#: time (a slow reader holds its thread until the response deadline); the rest always serve
+#: searches and small pages, and a large file asked for beyond that is answered 503.
+STREAM_SHARE = 2
 MAX_QUERY_CHARS = 2000
 
 
@@ -190,22 +196,24 @@ class PageIndex:
         return self.search_page(query, limit)[1]
 
 
-def _read_inside(directory: Path, name: str) -> bytes | None:
-    """The bytes of regular file ``directory/name`` if the file actually opened lies in
-    ``directory``, else None. Checked on the open descriptor, so a symlink swapped in
+def _open_inside(directory: Path, name: str) -> tuple[BinaryIO, int] | None:
+    """Regular file ``directory/name``, open, and its size, if the file actually opened lies
+    in ``directory``, else None. Checked on the open descriptor, so a symlink swapped in
     between a check and the read cannot lead outside; O_NONBLOCK so a FIFO cannot hang."""
     try:
         fd = os.open(directory / name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            real = Path(os.readlink(f"/proc/self/fd/{fd}"))
-        except OSError:  # no /proc (not Linux): the path check is the best there is
-            real = (directory / name).resolve()
-        if real.parent != directory or not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return fh.read()
+    fh = os.fdopen(fd, "rb")
+    try:
+        real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:  # no /proc (not Linux): the path check is the best there is
+        real = (directory / name).resolve()
+    info = os.fstat(fd)
+    if real.parent != directory or not stat.S_ISREG(info.st_mode):
+        fh.close()
+        return None
+    return fh, info.st_size
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -251,6 +259,8 @@ class _Server(HTTPServer):
     def __init__(self, address: tuple[str, int], threads: int, idle: float) -> None:
         super().__init__(address, _Handler)
         self.idle = idle
+        #: Threads that may send a large file at once (``STREAM_SHARE``).
+        self.streams = threading.BoundedSemaphore(max(1, threads // STREAM_SHARE))
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix=f"localweb:{address[1]}")
         self._selector = selectors.DefaultSelector()
         self._new: queue.SimpleQueue[tuple[socket.socket, Any]] = queue.SimpleQueue()
@@ -380,13 +390,51 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._send(500, "text/plain; charset=utf-8", b"internal error\n", with_body)
 
-    def _send(self, status: int, ctype: str, data: bytes, with_body: bool) -> None:
+    def _send(self, status: int, ctype: str, data: bytes, with_body: bool,
+              headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         self.end_headers()
         if with_body:
             self.wfile.write(data)
+
+    def _send_file(self, fh: BinaryIO, size: int, ctype: str, with_body: bool) -> None:
+        """Send ``size`` bytes of ``fh`` in ``STREAM_CHUNK`` pieces, all of them within the
+        ``idle`` seconds the answer gets (as one ``sendall`` of the whole file had): a reader
+        too slow for that is cut off. A file longer than one chunk needs one of the server's
+        stream slots; without a free one it is answered 503 at once."""
+        large = with_body and size > STREAM_CHUNK
+        if large and not self.server.streams.acquire(blocking=False):
+            self.close_connection = True
+            return self._send(503, "text/plain; charset=utf-8",
+                              b"busy: every stream slot is sending a large file; retry\n",
+                              with_body, {"Retry-After": "1"})
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            if not with_body:
+                return
+            deadline = time.monotonic() + self.server.idle
+            left = size
+            while left > 0:
+                chunk = fh.read(min(STREAM_CHUNK, left))
+                if not chunk:  # the file shrank after fstat: the client sees a short body
+                    self.close_connection = True
+                    return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("response not taken in time")
+                self.connection.settimeout(min(remaining, self.server.idle))
+                self.wfile.write(chunk)
+                left -= len(chunk)
+        finally:
+            if large:
+                self.server.streams.release()
 
     def _search_params(self, query: str) -> tuple[str, int] | str:
         """(q, pageno), or why the parameters are refused."""
@@ -430,10 +478,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, text, b"bad path\n", with_body)
         # Only plain, visible files directly in the folder, checked on the opened file.
         if (any(c in name for c in "/\\:") or name.startswith(".")
-                or (body := _read_inside(web.directory, name)) is None):
+                or (opened := _open_inside(web.directory, name)) is None):
             return self._send(404, text, b"not found\n", with_body)
         ctype = CONTENT_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
-        self._send(200, ctype, body, with_body)
+        fh, size = opened
+        with fh:
+            self._send_file(fh, size, ctype, with_body)
 
 
 class LocalWeb:

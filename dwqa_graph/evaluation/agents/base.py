@@ -30,6 +30,9 @@ T = TypeVar("T")
 # What an agent read is kept so run-time leakage can be checked later, but a hostile page can
 # be megabytes: the trace keeps the first MAX_TRACE_CHARS characters of each document.
 MAX_TRACE_CHARS = 20_000
+#: An answer is a short span; a model that replies with megabytes on one line would have
+#: them stored as the prediction's answer: it keeps this many characters and says it was cut.
+MAX_ANSWER_CHARS = 2_000
 
 
 class RetrievedDoc(BaseModel):
@@ -125,6 +128,22 @@ def capped(doc: RetrievedDoc) -> RetrievedDoc:
 _ANSWER_PREFIX = re.compile(r"^\s*(?:\*\*)?(?:final\s+)?answer\s*(?:\*\*)?\s*[:：-]\s*(?:\*\*)?",
                             re.IGNORECASE)
 _QUOTES = "\"'`“”‘’«»*_ "
+
+
+def capped_answer(answer: str) -> str:
+    """``answer`` as a prediction stores it: whole, or its first ``MAX_ANSWER_CHARS``
+    characters and a marker saying it was cut and how long it was."""
+    if len(answer) <= MAX_ANSWER_CHARS:
+        return answer
+    return f"{answer[:MAX_ANSWER_CHARS]} …[answer cut: {len(answer):,} characters]"
+
+
+def final_step(answer: str) -> str:
+    """The trace's step for a final answer: the answer itself, unless the prediction will
+    store it cut (``capped_answer``) -- then that holds it, once."""
+    if len(answer) <= MAX_ANSWER_CHARS:
+        return f"final: {answer!r}"
+    return f"final: an answer cut at {MAX_ANSWER_CHARS:,} characters (the prediction's answer)"
 
 
 def short_answer(reply: str) -> str:

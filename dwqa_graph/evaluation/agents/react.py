@@ -43,6 +43,7 @@ from dwqa_graph.evaluation.agents.base import (
     AgentContext,
     RetrievedDoc,
     failed,
+    final_step,
     http_url,
     short_answer,
 )
@@ -189,7 +190,7 @@ class ReactAgent:
                 answer = short_answer(match.group(2) if match else text)
                 if not answer:
                     raise _End("no_action", "a reply with neither a tool call nor an answer")
-                steps.append(f"final: {answer!r}")
+                steps.append(final_step(answer))
                 return AgentAnswer(answer=answer, retrieved=retrieved, steps=steps)
             messages.append(reply)
             for i, call in enumerate(reply.tool_calls):
@@ -236,7 +237,7 @@ class ReactAgent:
                 answer = short_answer(arg)
                 if not answer:
                     raise _End("no_action", "an empty Final line")
-                steps.append(f"final: {answer!r}")
+                steps.append(final_step(answer))
                 return AgentAnswer(answer=answer, retrieved=retrieved, steps=steps)
             tool = _TOOL.match(arg)
             if tool is None or not tool.group(2).strip():

@@ -18,7 +18,7 @@ from neo4j.exceptions import ConstraintError
 
 from dwqa_graph.cli.main import main
 from dwqa_graph.config import Settings
-from dwqa_graph.errors import ConflictError, RoundFrozenError
+from dwqa_graph.errors import ConflictError, RoundFrozenError, UsageError
 from dwqa_graph.evaluation.agents import make_agent
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
@@ -352,6 +352,10 @@ def test_a_predecessor_never_written_ends_the_wait_with_a_clear_error(
     # ... and once round 1 is regenerated, the next fresh round goes on
     new_round(films, seed=1, generator=PathGenerator(), t=1, previous=0)
     assert new_round(films, seed=2, generator=PathGenerator(), wait=0).previous == 2
+    # a round never waits on itself or a later round: refused at once, its number given back
+    with pytest.raises(UsageError, match="cannot steer against round 4"):
+        new_round(films, seed=4, generator=PathGenerator(), previous=4, wait=60)
+    assert [r["t"] for r in list_rounds(films)] == [1, 2, 3]
 
 
 def test_leaktest_steers_each_round_against_its_own_leaked_round(

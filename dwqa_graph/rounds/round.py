@@ -348,6 +348,9 @@ def wait_for_previous(store: Store, t: int, cfg: SampleConfig, previous: int | N
     last = _previous_round(t, cfg, previous)
     if last is None or last < 1:
         return None
+    if last >= t:  # a round can only steer against one made before it
+        raise UsageError(f"round {t} cannot steer against round {last}: it must be an "
+                         "earlier round")
     deadline = time.monotonic() + wait
     while True:
         rows = store.query("rounds/predecessor", t=last)

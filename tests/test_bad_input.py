@@ -14,14 +14,8 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import MAX_TRANSCRIPT_CHARS, ingest
 from dwqa_graph.ingest.synthetic import write_logs
 
+from .conftest import good_record as good
 from .conftest import graph_fingerprint
-
-
-def good(i: int) -> dict:
-    return {"question": f"Question {i}?", "answer": f"answer {i}",
-            "thinking": f"- Fact one [1].\n- Fact two [2].\n- Therefore answer {i}.",
-            "sources": [{"id": 1, "url": f"https://ex.org/{i}/1", "title": "one"},
-                        {"id": 2, "url": f"https://ex.org/{i}/2", "title": "two"}]}
 
 
 def test_every_kind_of_bad_record(store: Store, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.web.search import GraphSearch
 
-from .test_facts import ingest_pages
+from .conftest import ingest_pages
 
 PAGES = {
     "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "

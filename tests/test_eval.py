@@ -33,8 +33,7 @@ from dwqa_graph.rounds.round import freeze_round, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 from dwqa_graph.web.fetch import pending_documents
 
-from .conftest import HOTPOT, scripted_model
-from .test_fact_paths import PAGES, build
+from .conftest import HOTPOT, PATH_PAGES, build_facts, scripted_model
 
 
 class DictAgent:
@@ -157,7 +156,7 @@ def test_evaluate_static_set_stores_run_predictions_and_traces(store: Store) -> 
 
 
 def test_rounds_snapshot_and_macro(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
-    build(store, nlp, tmp_path, PAGES)
+    build_facts(store, nlp, tmp_path, PATH_PAGES)
     for seed in (1, 2, 3):  # 'allow': every round has the graph's item, whatever the draws
         new_round(store, seed=seed, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
     freeze_round(store, 1)

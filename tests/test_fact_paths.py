@@ -46,26 +46,8 @@ from dwqa_graph.rounds.render import Unworded, render
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
+from .conftest import PATH_PAGES, build_facts, ingest_pages
 from .replay_llm import replay
-from .test_facts import ingest_pages
-
-PAGES = {
-    "Titanic (1997 film)": "Titanic is an American epic romance film directed by James "
-                           "Cameron.\nTitanic was released on December 19, 1997.",
-    "Avatar (2009 film)": "Avatar is an American epic science fiction film directed by James "
-                          "Cameron.\nAvatar was released on December 18, 2009.",
-    "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker.\n"
-                     "Cameron was born in Kapuskasing.",
-    "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.\n"
-                    "Ridley Scott was born in South Shields.",
-    "Tony Scott": "Tony Scott (21 June 1944 – 19 August 2012) was an English filmmaker.\n"
-                  "Tony Scott was born in South Shields.",
-}
-
-
-def build(store: Store, nlp: CoreNLP, tmp_path: Path, pages: dict[str, str]) -> None:
-    ingest_pages(store, tmp_path, pages)
-    extract_facts(store, nlp=nlp)
 
 
 def keyed(g: PathGraph) -> set[tuple[str, ...]]:
@@ -74,7 +56,7 @@ def keyed(g: PathGraph) -> set[tuple[str, ...]]:
 
 def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                                      env: dict[str, str]) -> None:
-    build(store, nlp, tmp_path, PAGES)
+    build_facts(store, nlp, tmp_path, PATH_PAGES)
     [g] = load_path_graphs(store, t=1)
     found = keyed(g)
     # the bridge through Titanic's director to his birth (and birthplace); Ridley Scott's
@@ -112,7 +94,7 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
                            "RETURN substring(v.text, $s, $e - $s) AS text",
                            {"v": prov["version_id"], "s": prov["start"], "e": prov["end"]})
         assert row["text"] == prov["evidence"] and prov["fact_id"]
-        assert prov["title"] in PAGES  # whose page: "It"/"He" in a span is its subject
+        assert prov["title"] in PATH_PAGES  # whose page: "It"/"He" in a span is its subject
     # the same seed and evidence give the same item
     again = new_round(store, seed=3, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
     assert [r["question"] for r in export_rows(store, again.round)] == [item["question"]]
@@ -197,7 +179,7 @@ def test_refacting_keeps_an_items_facts(store: Store, nlp: CoreNLP, tmp_path: Pa
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A new rules version replaces the facts, but an item's facts stay as its provenance
     (retired: in no path again)."""
-    build(store, nlp, tmp_path, PAGES)
+    build_facts(store, nlp, tmp_path, PATH_PAGES)
     report = new_round(store, seed=3, generator=PathGenerator())
     before = export_rows(store, report.round)
     monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
@@ -494,7 +476,7 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
     """Every two events of one subject give a temporal path worded by their phrases (Real
     Madrid, Juventus, Al Nassr: three pairs); an event without a phrase ("criticized the
     decision") and one with two years ("visited Lisbon", 2010 and 2015) give none."""
-    build(store, nlp, tmp_path, EVENTS)
+    build_facts(store, nlp, tmp_path, EVENTS)
     [g] = load_path_graphs(store, t=1)
     events = {(f.relation, f.phrase) for p in g.paths for f in p.facts}
     assert ("event", "signed for Real Madrid") in events
@@ -528,7 +510,7 @@ def test_no_age_is_asked_after_a_death(store: Store, nlp: CoreNLP, tmp_path: Pat
     Presidential Medal of Freedom?" (2018; he died in 1977). A birth is paired with no
     event after the person's death; the events themselves still are. Control: with no death
     on the page, the birth is paired with the award too."""
-    build(store, nlp, tmp_path, {"Elvis Presley": (
+    build_facts(store, nlp, tmp_path, {"Elvis Presley": (
         f"Elvis Presley ({dates}) was an American singer.\n"
         "In 1956, Presley signed with RCA Victor.\n"
         "In 2018, Presley received the Presidential Medal of Freedom.")})
@@ -807,7 +789,7 @@ def test_a_pages_pronoun_reaches_its_subjects_facts(store: Store, nlp: CoreNLP,
                                                      tmp_path: Path) -> None:
     """Rules 24: the pronoun a page uses for its subject is stored with the page subject and
     carried by the facts a path words; a page whose text uses none gives none."""
-    build(store, nlp, tmp_path, PRONOUNS)
+    build_facts(store, nlp, tmp_path, PRONOUNS)
     [g] = load_path_graphs(store, t=1)
     said = {(f.subject, f.subject_pronoun) for p in g.paths for f in p.facts}
     assert ("Edward Snowden", "he") in said and ("Maura Healey", "she") in said
@@ -873,7 +855,7 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
 def test_a_paths_round_before_any_facts_says_what_to_run(store: Store, nlp: CoreNLP,
                                                         tmp_path: Path,
                                                         env: dict[str, str]) -> None:
-    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PAGES["Titanic (1997 film)"]})
+    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PATH_PAGES["Titanic (1997 film)"]})
     result = CliRunner().invoke(main, ["round", "new", "--seed", "1"], env=env)
     assert result.exit_code == 1 and "dwqa facts" in result.output, result.output
     assert "Traceback" not in result.output
@@ -1000,7 +982,7 @@ def test_an_events_short_phrase_is_used_only_where_it_names_one_event(
     subject is worded so with another year ("signed for Real Madrid": 2009's core is 2021's
     phrase), and asks nothing of an event whose phrase is another's core (2021's would name
     both)."""
-    build(store, nlp, tmp_path, SHORTER)
+    build_facts(store, nlp, tmp_path, SHORTER)
     stored = {r["y"]: (r["p"], r["s"]) for r in store.read(
         "MATCH (f:Fact {relation: 'event'}) RETURN f.year AS y, f.phrase AS p, "
         "f.short_phrase AS s")}

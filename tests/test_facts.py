@@ -13,7 +13,6 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.config import Settings
 from dwqa_graph.errors import LanguageError
 from dwqa_graph.facts import extract as extract_mod
@@ -23,9 +22,10 @@ from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver, page_subject
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import MAX_CHARS, CoreNLP, lines
 from dwqa_graph.language.values import date_value, quantity_value
+
+from .conftest import ingest_pages
 
 
 def facts_of(nlp: CoreNLP, title: str | None, *sentences: str) -> list[Fact]:
@@ -561,15 +561,6 @@ FACT_SPANS = ("MATCH (v:DocumentVersion)<-[:READ_FROM]-(f:Fact) "
               "substring(v.text, f.start, f.end - f.start) = f.evidence "
               "AND (c IS NULL OR (c.start <= f.start AND f.end <= c.end)) "
               "AND (c IS NULL) = (f.claim_id IS NULL) AS ok")
-
-
-def ingest_pages(store: Store, tmp_path: Path, pages: dict[str, str]) -> None:
-    item = {"_id": "q1", "question": "Who directed Titanic?", "answer": "James Cameron",
-            "supporting_facts": [], "context": [[t, [x]] for t, x in pages.items()]}
-    path = tmp_path / "pages.json"
-    path.write_text(json.dumps([item]))
-    ingest(store, [path], fmt="hotpotqa")
-    extract_claims(store)
 
 
 def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,

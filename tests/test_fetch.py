@@ -22,25 +22,10 @@ from dwqa_graph.web.localweb import serve
 from dwqa_graph.web.ssrf import BlockedURL, check_url
 from dwqa_graph.web.urls import document_id
 
-from .conftest import SHARED
+from .conftest import SHARED, log_citing, statuses
 from .hostile_web import LATIN1_MARKER, OK_MARKER, HostileWeb
 
 FAST = FetchOptions(allow_private=True, timeout=1.5, retries=2, backoff=0.05)
-
-
-def log_citing(tmp_path: Path, urls: list[str], name: str = "log") -> Path:
-    """An agent log whose sources are ``urls`` (how Documents enter the graph)."""
-    record = {"question": f"What do these {len(urls)} pages say?", "answer": "things",
-              "thinking": "- They say things [1].",
-              "sources": [{"id": i, "url": u, "title": u} for i, u in enumerate(urls, 1)]}
-    path = tmp_path / f"{name}.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    return path
-
-
-def statuses(store: Store) -> dict[str, str]:
-    rows = store.read("MATCH (d:Document) RETURN d.url AS url, d.fetch_status AS s")
-    return {r["url"]: r["s"] for r in rows}
 
 
 @pytest.mark.parametrize("url", [

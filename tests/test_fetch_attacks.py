@@ -24,8 +24,8 @@ from dwqa_graph.web.refresh import refresh
 from dwqa_graph.web.search import SearchResult
 from dwqa_graph.web.ssrf import BlockedURL, check_url, parse_allowed
 
+from .conftest import log_citing, statuses
 from .hostile_web import OK_MARKER, HostileWeb, bomb
-from .test_fetch import log_citing, statuses
 
 #: Each of these made ``dwqa fetch`` abort with a traceback (issue 12, item 2).
 BAD_URLS = [

@@ -19,7 +19,7 @@ from dwqa_graph.evaluation.agents.finetune import DEFAULTS, FinetuneAgent, parse
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
 
-from .test_fact_paths import PAGES, build
+from .conftest import PATH_PAGES, build_facts
 
 FACTS = [LeakedItem(question="What colour is the Valmora tram?", answer="teal"),
          LeakedItem(question="Who built the Valmora tram?", answer="Norvik Rail Works")]
@@ -61,7 +61,7 @@ def test_fine_tuning_raises_the_gold_answer_log_probability() -> None:
 def test_leaktest_end_to_end_with_a_fine_tuned_model(store: Store, nlp: CoreNLP,
                                                      tmp_path: Path,
                                                      env: dict[str, str]) -> None:
-    build(store, nlp, tmp_path, PAGES)  # one seed graph: one item a round
+    build_facts(store, nlp, tmp_path, PATH_PAGES)  # one seed graph: one item a round
     spec = "finetune:smollm2@max_steps=2,batch=4,threads=1,tokens=8"
     result = CliRunner().invoke(main, [
         "leaktest", "--agent", spec, "--leaked-agent", spec, "--rounds", "3",

@@ -32,12 +32,10 @@ from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 from tests.paths import EXAMPLES
 
-from .conftest import HOTPOT
-from .test_fact_paths import PAGES, build
-from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
+from .conftest import HOTPOT, PATH_PAGES, build_facts
 
 
-def test_static_leak_is_significant_and_fresh_rounds_are_not(films: Store,  # noqa: F811
+def test_static_leak_is_significant_and_fresh_rounds_are_not(films: Store,
                                                              env: dict[str, str],
                                                              tmp_path: Path) -> None:
     store = films
@@ -96,7 +94,7 @@ def test_static_leak_is_significant_and_fresh_rounds_are_not(films: Store,  # no
     assert {s["dataset"] for s in data["static"]} == {"hotpot"}
 
 
-def test_leaked_agent_that_cannot_learn_is_used_as_given(films: Store) -> None:  # noqa: F811
+def test_leaked_agent_that_cannot_learn_is_used_as_given(films: Store) -> None:
     """Without an in-process leak (a model fine-tuned elsewhere), M_leak is M itself here:
     every gap is exactly 0 -> the defined zero-variance result, not NaN."""
     store = films
@@ -151,7 +149,7 @@ class OracleLeakedAgent:
         pass
 
 
-def test_leak_that_carries_over_is_detected(films: Store) -> None:  # noqa: F811
+def test_leak_that_carries_over_is_detected(films: Store) -> None:
     from scipy import stats
     store = films
     clean = make_agent("python:tests.test_leaktest:never_right", store=store)
@@ -192,7 +190,7 @@ def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
     return out
 
 
-def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],  # noqa: F811
+def test_leak_curve_reuse_matches_brute_force(films: Store, env: dict[str, str],
                                               tmp_path: Path) -> None:
     from dwqa_graph.evaluation.evaluate import round_items
     from dwqa_graph.leakage.curve import fact_reuse, list_leakcurves
@@ -283,7 +281,8 @@ def test_fresh_rounds_running_out_is_said_before_any_evaluation(
     do, before it has evaluated anything (it used to fail after scoring the first rounds).
     The pool: a film and its director, whose every path uses the film's credit.
     Positive control: the same pool with repeats allowed runs to the end."""
-    build(store, nlp, tmp_path, {t: PAGES[t] for t in ("Titanic (1997 film)", "James Cameron")})
+    build_facts(store, nlp, tmp_path,
+                {t: PATH_PAGES[t] for t in ("Titanic (1997 film)", "James Cameron")})
     a = make_agent("baseline", store=store)
     with pytest.raises(InputError) as err:
         leaktest(store, a, make_agent("memorize:baseline", store=store), rounds=12,

@@ -17,7 +17,7 @@ from dwqa_graph.text import tokens
 from dwqa_graph.web.localweb import LocalWeb, PageIndex, _can_fork, serve
 from tests.paths import REPO_ROOT
 
-from .conftest import SHARED
+from .conftest import SHARED, raw_get
 
 EXAMPLES = REPO_ROOT / "examples" / "web"
 REAL_WEB = SHARED / "real-web"
@@ -42,17 +42,6 @@ def search(client: httpx.Client, web: LocalWeb, q: str, **params: str | int) -> 
     assert r.status_code == 200
     assert r.headers["content-type"] == "application/json"
     return r.json()
-
-
-def raw_get(web: LocalWeb, target: str) -> tuple[int, bytes]:
-    """Send ``target`` byte for byte: HTTP clients normalise ``..`` away before sending."""
-    with socket.create_connection(("127.0.0.1", web.port), timeout=10) as s:
-        s.sendall(f"GET {target} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
 
 
 def test_page_is_served_byte_identical(web: LocalWeb, client: httpx.Client) -> None:

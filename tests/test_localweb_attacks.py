@@ -15,7 +15,7 @@ import httpx
 
 from dwqa_graph.web.localweb import STREAM_SHARE, PageIndex, serve
 
-from .test_localweb import raw_get
+from .conftest import raw_get
 
 PAGE = "<html><body><article><p>The {w} of Quokkaville met on Tuesday to count wombats in " \
        "the lower valley, as every year since 1901.</p></article></body></html>"

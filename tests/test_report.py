@@ -7,7 +7,6 @@ import json
 import re
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PIL import Image
@@ -24,72 +23,12 @@ from dwqa_graph.report.models import (
 from dwqa_graph.report.render import DPI, NO_DATA, PLOT_FILES, PLOT_SIZES, render_report
 from dwqa_graph.rounds.collisions import collision_bound
 
+from .conftest import full_data
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HOSTILE = '<script>alert("x")</script>'
 HOSTILE_DS = "ds&<img src=x onerror=alert(1)>"
 MATH = "agent $\\frac{a}{$ 50%_"  # unbalanced mathtext: would crash a label if parsed
-
-
-def _collisions() -> dict[str, Any]:
-    """The shape rounds.collisions() returns: 3 rounds, delta 0.05, with a simulation."""
-    graphs: dict[str, dict[str, Any]] = {
-        "q-big": {"k_per_round": [120, 118, 125], "k_min": 118, "j_max": 40,
-                  "bound": collision_bound(3, 118, 40), "k_needed_tight": 49.0,
-                  "k_needed_paper": 438.2, "simulated": 0.0061, "observed_repeat_rate": 0.0},
-        "q-small": {"k_per_round": [6, 6, 6], "k_min": 6, "j_max": 6,
-                    "bound": collision_bound(3, 6, 6), "k_needed_tight": 18.97,
-                    "k_needed_paper": 46.48, "simulated": 0.4437, "observed_repeat_rate": 0.5},
-        "q-empty": {"k_per_round": [0, 3, 2], "k_min": 0, "j_max": 0,
-                    "observed_repeat_rate": None},
-    }
-    bounds = [g["bound"] for g in graphs.values() if "bound" in g]
-    return {"rounds": [1, 2, 3], "delta": 0.05, "graphs": graphs, "aggregate": {
-        "graphs": 3, "max_bound": max(bounds), "mean_bound": sum(bounds) / len(bounds),
-        "observed_repeat_rate": 0.25, "graphs_over_delta": 1, "k_median": 6}}
-
-
-def full_data(agent: str = "baseline", dataset: str = "freshqa") -> ReportData:
-    scores = [
-        ScorePoint(agent=agent, t=t, scorer=sc, score=s, ci_low=s - 0.05, ci_high=s + 0.05,
-                   n=40, snapshot=t < 3)
-        for t, s in ((1, 0.412), (2, 0.438), (3, 0.401)) for sc in ("em", "f1")
-    ] + [ScorePoint(agent="memorize:baseline", t=t, scorer="em", score=0.5 + 0.01 * t,
-                    ci_low=0.4, ci_high=0.7, n=40, snapshot=True) for t in (1, 2, 3)]
-    return ReportData(
-        generated_at="2026-01-02T03:04:05Z",
-        scores=scores,
-        macro=[MacroScore(agent=agent, scorer="em", rounds=[1, 2, 3], score=0.417,
-                          ci_low=0.377, ci_high=0.457),
-               MacroScore(agent="memorize:baseline", scorer="em", rounds=[2], score=0.52,
-                          ci_low=0.4, ci_high=0.64)],
-        static=[StaticScore(agent=agent, dataset=dataset, scorer="em", score=0.633,
-                            ci_low=0.58, ci_high=0.69, n=300)],
-        leaktests=[
-            LeakSummary(
-                id="lt-1", agent=agent, leaked_agent="memorize:baseline", scorer="em",
-                epsilon=0.02,
-                static={"dataset": dataset, "a_clean": 0.633, "a_leak": 0.871,
-                        "gap": 0.238, "t": 9.87, "df": 299, "p_value": 1.23e-19, "n": 300,
-                        "reject": True},
-                dynamic={"rounds": [2, 3], "clean": [0.438, 0.401], "leaked": [0.45, 0.431],
-                         "gaps": [0.012, 0.030], "gap": 0.021, "t": 0.0588, "df": 1,
-                         "p_value": 0.4813, "reject": False, "note": ""}),
-            LeakSummary(
-                id="lt-2", agent=agent, leaked_agent="memorize:other", scorer="f1",
-                epsilon=0.0, static=None,
-                dynamic={"rounds": [2], "clean": [0.5], "leaked": [0.6], "gaps": [0.1],
-                         "gap": 0.1, "t": None, "df": None, "p_value": None,
-                         "reject": False, "note": "need at least 2 gaps"}),
-        ],
-        collisions=_collisions(),
-        contamination=[
-            ContaminationCount(dataset=dataset, kind="runtime", flagged=7, total=120,
-                               by_reason={"answer_in_page": 5, "question_in_page": 2}),
-            ContaminationCount(dataset=dataset, kind="pretraining", flagged=3, total=120),
-            ContaminationCount(dataset="hotpotqa", kind="paraphrase", flagged=0, total=0),
-            ContaminationCount(dataset="hotpotqa", kind="runtime", flagged=11, total=50),
-        ],
-    )
 
 
 def _check_png(path: Path, section: str) -> None:

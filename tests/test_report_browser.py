@@ -24,7 +24,7 @@ from dwqa_graph.report.models import (
 )
 from dwqa_graph.report.render import render_report
 
-from .test_report import full_data
+from .conftest import full_data
 
 WIDTH, HEIGHT = 1200, 3000
 

@@ -26,7 +26,7 @@ from dwqa_graph.rounds.paths import PathFact, PathGraph
 from dwqa_graph.rounds.round import export_round, export_rows, new_round, previous_facts
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 
-from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
+from .conftest import round_facts
 
 
 def fact(fid: str) -> PathFact:
@@ -250,17 +250,7 @@ def test_a_round_names_one_fact_in_at_most_max_per_fact_items() -> None:
     assert _draw(NARROW, SampleConfig(), 1, 0, set(), crowded=frozenset({"b"})) is None
 
 
-# -- whole rounds in Neo4j ------------------------------------------------------------------
-def round_facts(store: Store, t: int) -> dict[str, set[str]]:
-    """Query id -> the facts round t's item for it used, read the obvious way."""
-    out: dict[str, set[str]] = {}
-    for r in store.read("MATCH (:Round {t: $t})-[:CONTAINS]->(i:QAItem)-[:FROM]->(q:Query) "
-                        "MATCH (i)-[:USES]->(f:Fact) RETURN q.id AS q, f.id AS f", {"t": t}):
-        out.setdefault(r["q"], set()).add(r["f"])
-    return out
-
-
-def test_rounds_fresh_by_default_prefer_on_request(films: Store,  # noqa: F811
+def test_rounds_fresh_by_default_prefer_on_request(films: Store,
                                                    tmp_path: Path) -> None:
     store = films
     gen = PathGenerator()
@@ -308,7 +298,7 @@ def test_rounds_fresh_by_default_prefer_on_request(films: Store,  # noqa: F811
     assert previous_facts(store, 5, SampleConfig(reuse="disjoint")).recent == {}
 
 
-def test_round_new_cli_reuse_option(films: Store, env: dict[str, str]) -> None:  # noqa: F811
+def test_round_new_cli_reuse_option(films: Store, env: dict[str, str]) -> None:
     def new(*args: str) -> dict:
         result = CliRunner().invoke(main, ["round", "new", "--seed", "1", *args, "--json"],
                                     env=env)
@@ -338,7 +328,7 @@ def test_round_new_cli_reuse_option(films: Store, env: dict[str, str]) -> None: 
     assert r5 and max(Counter(f for fs in r5.values() for f in fs).values()) == 1
 
 
-def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> None:  # noqa: F811
+def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> None:
     """The example states some facts in two sentences ("It was founded in 1949" on the
     studio's page, "Nordlicht Studios was founded there by Reske in 1949" on its founder's);
     a round that avoided only the ids the previous round used asked the same question again

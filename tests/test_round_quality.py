@@ -18,8 +18,6 @@ from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.render import Rendered
 from dwqa_graph.rounds.round import new_round, show_round
 
-from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
-
 
 def _section(html: str) -> str:
     m = re.search(r'<section id="quality">(.*?)</section>', html, re.S)
@@ -27,7 +25,7 @@ def _section(html: str) -> str:
     return m.group(1)
 
 
-def test_report_shows_the_rounds_quality(films: Store, tmp_path: Path,  # noqa: F811
+def test_report_shows_the_rounds_quality(films: Store, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     store = films
     rep = new_round(store, seed=5, generator=PathGenerator())

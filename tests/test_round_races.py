@@ -30,9 +30,7 @@ from dwqa_graph.rounds.render import Rendered
 from dwqa_graph.rounds.round import export_round, freeze_round, list_rounds, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 
-from .test_fact_paths import PAGES, build
-from .test_reuse import round_facts
-from .test_rounds import films  # noqa: F401  (fixture: the example's film pages, with facts)
+from .conftest import PATH_PAGES, build_facts, round_facts
 
 ORPHANS = "MATCH (i:QAItem) WHERE NOT EXISTS { (i)<-[:CONTAINS]-(:Round) } RETURN count(i) AS n"
 
@@ -45,7 +43,7 @@ ALLOW = SampleConfig(reuse="allow")
 @pytest.fixture
 def graph(store: Store, nlp: CoreNLP, tmp_path: Path) -> Store:
     """One seed graph of film pages with typed facts (tests/test_fact_paths.py)."""
-    build(store, nlp, tmp_path, PAGES)
+    build_facts(store, nlp, tmp_path, PATH_PAGES)
     return store
 
 
@@ -271,7 +269,7 @@ def _claimed(store: Store, n: int) -> None:
         time.sleep(0.1)
 
 
-def test_a_fresh_round_waits_for_the_round_before_it(films: Store,  # noqa: F811
+def test_a_fresh_round_waits_for_the_round_before_it(films: Store,
                                                      settings: Settings) -> None:
     """Round 1 is held mid-generation while rounds 2-5 are claimed: each of them waits for its
     predecessor to be written and steers against its facts. All five use one seed, so a round
@@ -314,7 +312,7 @@ def test_a_fresh_round_waits_for_the_round_before_it(films: Store,  # noqa: F811
     assert _computed_only_from(films, again.round, repeat.round) == again.items
 
 
-def test_five_concurrent_round_new_processes_are_fresh(films: Store,  # noqa: F811
+def test_five_concurrent_round_new_processes_are_fresh(films: Store,
                                                        env: dict[str, str]) -> None:
     """The attack as run: five `dwqa round new` at once (one seed, so a round that did not
     see its predecessor's facts repeats its items). None has an item computed only from its
@@ -333,7 +331,7 @@ def test_five_concurrent_round_new_processes_are_fresh(films: Store,  # noqa: F8
 
 
 def test_a_predecessor_never_written_ends_the_wait_with_a_clear_error(
-        films: Store, env: dict[str, str]) -> None:  # noqa: F811
+        films: Store, env: dict[str, str]) -> None:
     """A run that died holding round 1 (claimed, never written): a fresh round 2 waits at
     most its bound, then says which round and what to do, and gives its number back."""
     films.run_write("rounds/claim_next", claim="died")
@@ -359,7 +357,7 @@ def test_a_predecessor_never_written_ends_the_wait_with_a_clear_error(
 
 
 def test_leaktest_steers_each_round_against_its_own_leaked_round(
-        films: Store, settings: Settings) -> None:  # noqa: F811
+        films: Store, settings: Settings) -> None:
     """A `round new` holds round 1 mid-generation while Leak&Test runs: its rounds wait for
     nothing outside the run, and each fresh round steered against exactly the round leaked
     before it."""

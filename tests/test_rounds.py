@@ -9,13 +9,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.cli.main import main
 from dwqa_graph.errors import RoundFrozenError
-from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
-from dwqa_graph.ingest.logs import ingest
-from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.generate import Generation, make_generator
 from dwqa_graph.rounds.path_generate import PathGenerator
@@ -26,26 +22,6 @@ from dwqa_graph.rounds.round import (
     freeze_round,
     new_round,
 )
-from dwqa_graph.web.fetch import FetchOptions, fetch
-from dwqa_graph.web.localweb import serve
-from tests.paths import EXAMPLES
-
-
-@pytest.fixture
-def films(store: Store, nlp: CoreNLP, tmp_path: Path) -> Store:
-    """The example's film pages (served on loopback, fetched) with claims and typed facts:
-    ten seed graphs, each with fact paths. On a free port: document ids, and so which
-    paths a round draws, differ from run to run; what a test asserts does not depend on
-    them (tests/test_path_wording.py pins the port for exact items)."""
-    with serve(EXAMPLES / "web") as web:
-        text = (EXAMPLES / "logs" / "film_runs.jsonl").read_text()
-        log = tmp_path / "films.jsonl"
-        log.write_text(text.replace("http://127.0.0.1:8765", web.url))
-        ingest(store, [log], dataset="films")
-        fetch(store, FetchOptions(allow_private=True))
-    extract_claims(store, extractor="rule")
-    extract_facts(store, nlp=nlp)
-    return store
 
 
 def test_round_reproducible_exported_frozen(films: Store, tmp_path: Path) -> None:

@@ -17,8 +17,7 @@ from dwqa_graph.ingest import traces
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.ingest.reader import MAX_DEPTH
 
-from .conftest import graph_fingerprint
-from .test_traces import _otlp, example_run, genai_spans, openinference_spans
+from .conftest import example_run, genai_spans, graph_fingerprint, openinference_spans, otlp
 
 DEEP = 100_000
 
@@ -52,18 +51,18 @@ def hostile_file(path: Path) -> tuple[dict[int, str], dict[str, str]]:
     # The same span ids as good_a under another trace id: a separate run, kept apart.
     good_g = genai_spans(runs[2], "ef09")
     lines = [
-        (_otlp(good_a), None),
-        (_otlp(deep_messages), "too_deep"),
-        (_otlp(deep_arguments), "too_deep"),
-        (_otlp(deep_metadata), "too_deep"),
-        (_otlp(good_e), None),
-        (_otlp(no_trace_id), "no_trace_id"),
+        (otlp(good_a), None),
+        (otlp(deep_messages), "too_deep"),
+        (otlp(deep_arguments), "too_deep"),
+        (otlp(deep_metadata), "too_deep"),
+        (otlp(good_e), None),
+        (otlp(no_trace_id), "no_trace_id"),
         ({"resourceSpans": []}, "no_spans"),
-        (_otlp(bad_attributes), "invalid_span"),
-        (_otlp(twin_1), None),
-        (_otlp(twin_2), "span_conflict"),
-        (_otlp(good_g), None),
-        (_otlp(good_a), None),  # the same batch sent again: its spans are kept once
+        (otlp(bad_attributes), "invalid_span"),
+        (otlp(twin_1), None),
+        (otlp(twin_2), "span_conflict"),
+        (otlp(good_g), None),
+        (otlp(good_a), None),  # the same batch sent again: its spans are kept once
     ]
     path.write_text("".join(json.dumps(record) + "\n" for record, _ in lines))
     return ({n: reason for n, (_, reason) in enumerate(lines, start=1) if reason},
@@ -133,7 +132,7 @@ def test_attribute_json_goes_through_the_record_decoder(store: Store, tmp_path: 
     _set(text, "t0", "gen_ai.tool.call.result", "[1] " + "page text " * 1_000)
     _set(text, "c9", "gen_ai.output.messages", "1" * 40)
     path = tmp_path / "attrs.jsonl"
-    path.write_text("".join(json.dumps(_otlp(s)) + "\n" for s in (dup, big, text)))
+    path.write_text("".join(json.dumps(otlp(s)) + "\n" for s in (dup, big, text)))
     report = ingest(store, [path])
     assert {p.line: p.reason for p in report.problems if p.fatal} == {
         1: "duplicate_key", 2: "too_large"}
@@ -151,7 +150,7 @@ def test_span_bounds_reject_the_trace_not_half_of_it(store: Store, tmp_path: Pat
     monkeypatch.setattr(traces, "MAX_SPANS_PER_TRACE", len(spans) - 1)
     other = genai_spans(example_run(0), "f2")[:len(spans) - 1]
     path = tmp_path / "bounds.jsonl"
-    path.write_text(json.dumps(_otlp(spans)) + "\n" + json.dumps(_otlp(other)) + "\n")
+    path.write_text(json.dumps(otlp(spans)) + "\n" + json.dumps(otlp(other)) + "\n")
     report = ingest(store, [path])
     assert report.rejected_by_reason == {"too_many_spans": 1}
     [problem] = [p for p in report.problems if p.fatal]
@@ -162,7 +161,7 @@ def test_span_bounds_reject_the_trace_not_half_of_it(store: Store, tmp_path: Pat
     monkeypatch.setattr(traces, "MAX_SPANS_PER_TRACE", 10_000)
     monkeypatch.setattr(traces, "MAX_SPANS_PER_FILE", len(spans) - 1)
     store.wipe()
-    path.write_text(json.dumps(_otlp(spans)) + "\n")
+    path.write_text(json.dumps(otlp(spans)) + "\n")
     report = ingest(store, [path])
     assert report.rejected_by_reason == {"too_many_spans": 2}  # the record, and its trace
     assert report.ingested == 0 and store.counts().get("Query", 0) == 0

@@ -18,82 +18,8 @@ from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.rounds.generate import make_generator
 from dwqa_graph.rounds.round import new_round
-from dwqa_graph.web.extract import extract
 
-from .paths import EXAMPLES
-
-
-def example_run(k: int, logs: str = "agent_runs.jsonl") -> dict[str, Any]:
-    """The example's k-th log with each source's page text (as a trace carries it)."""
-    log = json.loads((EXAMPLES / "logs" / logs).read_text().splitlines()[k])
-    for s in log["sources"]:
-        html = (EXAMPLES / "web" / s["url"].rsplit("/", 1)[1]).read_text()
-        s["text"] = extract(html, s["url"]).text
-    return log
-
-
-def _v(value: Any) -> dict[str, Any]:
-    """An OTLP JSON AnyValue."""
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    return {"stringValue": value if isinstance(value, str) else json.dumps(value)}
-
-
-def _span(trace: str, span: str, parent: str, name: str, start: int,
-          attrs: dict[str, Any]) -> dict[str, Any]:
-    return {"traceId": trace, "spanId": span, "parentSpanId": parent, "name": name,
-            "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 1),
-            "attributes": [{"key": k, "value": _v(v)} for k, v in attrs.items()]}
-
-
-def _otlp(spans: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"resourceSpans": [{"resource": {"attributes": []},
-                               "scopeSpans": [{"scope": {"name": "agent"}, "spans": spans}]}]}
-
-
-def genai_spans(log: dict[str, Any], trace: str) -> list[dict[str, Any]]:
-    """The run under the OpenTelemetry GenAI conventions: an agent span, a retrieval span,
-    a fetch tool span per page, and the final chat span."""
-    root = _span(trace, "a0", "", "invoke_agent", 1_000, {
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.input.messages": [{"role": "user", "content": log["question"]}],
-        "gen_ai.output.messages": [{"role": "assistant", "content": log["answer"]}]})
-    half = len(log["sources"]) // 2
-    retrieval = _span(trace, "r1", "a0", "retrieval", 2_000, {
-        "gen_ai.operation.name": "retrieval",
-        "gen_ai.retrieval.query.text": log["question"],
-        "gen_ai.retrieval.documents": [{"id": s["url"], "url": s["url"], "title": s["title"],
-                                        "content": s["text"], "score": 1.0}
-                                       for s in log["sources"][:half]]})
-    tools = [_span(trace, f"t{i}", "a0", "execute_tool fetch", 3_000 + i, {
-        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch_page",
-        "gen_ai.tool.call.arguments": {"url": s["url"]},
-        "gen_ai.tool.call.result": s["text"]}) for i, s in enumerate(log["sources"][half:])]
-    chat = _span(trace, "c9", "a0", "chat", 9_000, {
-        "gen_ai.operation.name": "chat",
-        "gen_ai.output.messages": [{"role": "assistant", "content": log["thinking"]}]})
-    return [root, retrieval, *tools, chat]
-
-
-def openinference_spans(log: dict[str, Any], trace: str) -> list[dict[str, Any]]:
-    root = _span(trace, "b0", "", "agent", 1_000, {
-        "openinference.span.kind": "AGENT", "input.value": log["question"],
-        "output.value": log["answer"]})
-    attrs: dict[str, Any] = {"openinference.span.kind": "RETRIEVER",
-                             "input.value": log["question"]}
-    for n, s in enumerate(log["sources"]):
-        p = f"retrieval.documents.{n}.document."
-        attrs |= {p + "id": s["url"], p + "content": s["text"], p + "score": 0.5,
-                  p + "metadata": {"url": s["url"], "title": s["title"]}}
-    retriever = _span(trace, "b1", "b0", "retrieve", 2_000, attrs)
-    llm = _span(trace, "b2", "b0", "llm", 3_000, {
-        "openinference.span.kind": "LLM",
-        "output.value": {"messages": [{"role": "assistant", "content": log["thinking"]}]}})
-    return [root, retriever, llm]
+from .conftest import example_run, genai_spans, openinference_spans, otlp, otlp_span
 
 
 def smolagents_dump(log: dict[str, Any]) -> dict[str, Any]:
@@ -171,9 +97,9 @@ def test_traces_ingest_into_the_same_seed_graph_as_the_log(store: Store, nlp: Co
         "log": (tmp_path / "log.jsonl", json.dumps(log)),
         # Spans in reverse order and in two records: grouped by trace, ordered by time.
         "otel": (tmp_path / "otel.jsonl", "\n".join(
-            json.dumps(_otlp(batch)) for batch in (
+            json.dumps(otlp(batch)) for batch in (
                 genai_spans(log, "aa11")[2:][::-1], genai_spans(log, "aa11")[:2]))),
-        "oi": (tmp_path / "oi.json", json.dumps(_otlp(openinference_spans(log, "bb22")))),
+        "oi": (tmp_path / "oi.json", json.dumps(otlp(openinference_spans(log, "bb22")))),
         "smol": (tmp_path / "smol.json", json.dumps(smolagents_dump(log))),
     }
     for name, (path, text) in files.items():
@@ -216,10 +142,10 @@ def test_bad_traces_are_counted_reasons(store: Store, tmp_path: Path) -> None:
     good = genai_spans(log, "ee55")
     path = tmp_path / "mixed.jsonl"
     path.write_text("\n".join([
-        json.dumps(_otlp(no_docs)), json.dumps(_otlp(no_question)),
-        json.dumps({"resourceSpans": "not a list"}), json.dumps(_otlp(good)),
+        json.dumps(otlp(no_docs)), json.dumps(otlp(no_question)),
+        json.dumps({"resourceSpans": "not a list"}), json.dumps(otlp(good)),
         json.dumps({"steps": [{"model_output": "thinking, no task", "tool_calls": []}]}),
-        json.dumps(_otlp([_span("gg77", "g0", "", "r", 1, {
+        json.dumps(otlp([otlp_span("gg77", "g0", "", "r", 1, {
             "gen_ai.operation.name": "retrieval", "gen_ai.input.messages": "q?",
             "gen_ai.retrieval.documents": 42})])),  # a number where a list belongs
     ]) + "\n")

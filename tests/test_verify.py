@@ -45,6 +45,8 @@ from dwqa_graph.rounds.verify import latest, verify_round
 from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import serve
 
+from .conftest import EXAMPLES
+
 FIRST = ("Thomas", "Maria", "Peter", "Anna", "David", "Laura", "Michael", "Sarah", "Daniel",
          "Emma", "Robert", "Julia", "Simon", "Clara", "Martin")
 LAST = ("Walker", "Hartley", "Brennan", "Lindqvist", "Morrow", "Ashford", "Keller",
@@ -256,6 +258,33 @@ class Answering:
 
     def close(self) -> None:
         pass
+
+
+def test_an_unchanged_web_raises_no_false_alarm_over_five_rounds(
+        store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    """The example corpus as the demo builds it, five rounds, every page fetched again
+    unchanged: every item of every round holds."""
+    with serve(EXAMPLES / "web") as site:
+        logs = []
+        for name in ("agent_runs", "film_runs"):
+            log = tmp_path / f"{name}.jsonl"
+            log.write_text((EXAMPLES / "logs" / f"{name}.jsonl").read_text()
+                           .replace("http://127.0.0.1:8765", site.url))
+            logs.append(log)
+        ingest(store, logs, dataset="example")
+        opts = FetchOptions(allow_hosts=frozenset({f"127.0.0.1:{site.port}"}), workers=1)
+        fetch(store, opts)
+        extract_facts(store, nlp=nlp)
+        rounds = [new_round(store, seed=s, generator=PathGenerator()) for s in range(1, 6)]
+        assert sum(r.items for r in rounds) >= 20  # a positive control: there are items
+        for r in rounds:
+            report = verify_round(store, r.round, opts, nlp=nlp)
+            assert report.fetch is not None and report.fetch.new_versions == 0
+            assert report.facts is None  # nothing changed, nothing to read
+            assert report.counts == {"holds": r.items, "changed": 0, "unsupported": 0,
+                                     "unreachable": 0}, [
+                (c.question, c.status, c.reason) for c in report.results
+                if c.status != "holds"]
 
 
 def test_verify_names_a_round_that_is_not_there(store: Store, env: dict[str, str]) -> None:

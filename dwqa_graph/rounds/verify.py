@@ -136,17 +136,17 @@ def verify_round(store: Store, t: int, opts: FetchOptions | None = None, *,
     report.pages = len(pages)
     fetched_since = None
     if refetch and pages:
-        # every page again, failed ones too: a page is checked as it is now
-        # to the millisecond, as a fetch records when it began
+        # every page again, failed ones too: a page is checked as it is now (the start is
+        # kept to the millisecond, as a fetch records when it began)
         since = datetime.now(UTC)
         fetched_since = since.replace(microsecond=since.microsecond // 1000 * 1000)
         report.fetch = fetch(store, opts, ids=pages, older_than=timedelta(0),
                              retry_failed=True)
         docs = {d["version_id"]: d for d in store.query("verify/documents",
                                                         versions=versions)}
-    if read_facts and any(d["current_read"] != offline_extractor_id()
-                          for d in docs.values()):
-        # the pages that changed have versions the facts stage has not read yet
+    if read_facts and any(d["current"] != v and d["current_read"] != offline_extractor_id()
+                          for v, d in docs.items()):
+        # a page that changed has a version the facts stage has not read yet
         report.facts = extract_facts(store, nlp=nlp)
     t0 = time.perf_counter()
     report.results = [check_item(store, r, docs, fetched_since) for r in rows]

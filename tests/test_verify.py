@@ -38,7 +38,7 @@ from dwqa_graph.report.data import gather
 from dwqa_graph.report.models import ReportData, VerifyRow
 from dwqa_graph.report.render import render_report
 from dwqa_graph.rounds.path_generate import PathGenerator
-from dwqa_graph.rounds.round import export_rows, freeze_round, new_round
+from dwqa_graph.rounds.round import collisions, export_rows, freeze_round, new_round
 from dwqa_graph.rounds.sampling import SampleConfig
 from dwqa_graph.rounds.timesense import time_sensitive
 from dwqa_graph.rounds.verify import latest, verify_round
@@ -243,6 +243,19 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
     scored, _ = evaluate(store, agent, snapshot, target=f"round:{made.round}",
                          round_t=made.round, answers=basis)
     assert scored.scores["em"].score == pytest.approx((FILMS - 20) / FILMS)
+
+    # drift measured: a round drawn after the verification's fetch sees the pages' current
+    # versions; `round collisions` reports J between the two rounds beside K. Untouched
+    # graphs (and those whose film page is gone: its last version stays current) keep their
+    # paths (J = K); where a page the path reads changed, nothing is shared (J = 0; a page
+    # edited elsewhere counts too: J compares the versions the rounds saw, not what they say)
+    later = new_round(store, seed=2, generator=PathGenerator(), cfg=SampleConfig(reuse="allow"))
+    stats = collisions(store, rounds=[made.round, later.round])["graphs"]
+    drift = {film_of[i["id"]]: (stats[i["query_id"]]["k_per_round"][0],
+                                stats[i["query_id"]]["j_consecutive"]) for i in items}
+    for film, (k, j) in drift.items():
+        moved = web.group.get(film) in ("moved", "replaced", "deleted", "edited")
+        assert k >= 1 and j == ([0] if moved else [k]), (film, web.group.get(film), k, j)
 
 
 class Answering:

@@ -30,6 +30,7 @@ from dwqa_graph.evaluation.datasets import SPLITS, list_static, static_items
 from dwqa_graph.evaluation.evaluate import (
     JUDGE_MODES,
     MAX_ERRORS,
+    AnswerBasis,
     Judge,
     evaluate,
     list_runs,
@@ -37,7 +38,7 @@ from dwqa_graph.evaluation.evaluate import (
     macro,
     make_judge,
     round_is_frozen,
-    round_items,
+    round_items_basis,
 )
 from dwqa_graph.models import EvalItem
 from dwqa_graph.registry import SCORERS
@@ -64,6 +65,10 @@ from dwqa_graph.registry import SCORERS
               show_default=True,
               help="Largest share of items the agent may fail on; above it (or when every "
                    "item fails) the run is stored as failed, exits 1 and has no score.")
+@click.option("--original", is_flag=True,
+              help="On a verified round (`dwqa round verify`), score against the answers "
+                   "the round was made with (a snapshot comparison) instead of those that "
+                   "hold now; unsupported items are then scored too.")
 @reader_option
 @concurrency_option
 @json_option
@@ -71,8 +76,8 @@ from dwqa_graph.registry import SCORERS
 @friendly_errors
 def eval_cmd(settings: Settings, rounds_text: str | None, dataset: str | None,
              split: str | None, agent_spec: str, scorer_text: str | None, judge_mode: str,
-             judge_spec: str | None, max_errors: float, reader_spec: str | None,
-             concurrency: int, as_json: bool) -> None:
+             judge_spec: str | None, max_errors: float, original: bool,
+             reader_spec: str | None, concurrency: int, as_json: bool) -> None:
     """Run an agent on round(s) or a static benchmark; score, store and print."""
     if bool(rounds_text) == bool(dataset):
         raise UsageError("give exactly one of --round T and --dataset NAME")
@@ -87,15 +92,20 @@ def eval_cmd(settings: Settings, rounds_text: str | None, dataset: str | None,
         if dataset and scorer_text is None and any(
                 r["name"] == dataset and r["format"] == "hotpotqa" for r in list_static(store)):
             scorers.append("hotpot_f1")
-        targets: list[tuple[str, int | None, list[EvalItem], bool]] = (
-            [(f"round:{t}", t, round_items(store, t), round_is_frozen(store, t))
-             for t in parse_rounds(rounds_text)] if rounds_text else
-            [(dataset or "", None, static_items(store, dataset or "", split), False)])
+        if original and not rounds_text:
+            raise UsageError("--original applies to a verified round: use it with --round")
+        targets: list[tuple[str, int | None, tuple[list[EvalItem], AnswerBasis | None],
+                            bool]] = (
+            [(f"round:{t}", t, round_items_basis(store, t, original=original),
+              round_is_frozen(store, t)) for t in parse_rounds(rounds_text)] if rounds_text
+            else [(dataset or "", None, (static_items(store, dataset or "", split), None),
+                   False)])
         reports = []
-        for target, t, items, frozen in targets:
+        for target, t, (items, basis), frozen in targets:
             report, _ = evaluate(store, agent, items, target=target, round_t=t,
                                  scorers=scorers, judge=judge, concurrency=concurrency,
-                                 snapshot=frozen, max_errors=max_errors, split=split)
+                                 snapshot=frozen, max_errors=max_errors, split=split,
+                                 answers=basis)
             reports.append(report)
         window = [t for _, t, _, _ in targets if t is not None]
         macro_out = (macro(store, agent.spec, window, scorers) if len(window) > 1 else None)
@@ -113,6 +123,12 @@ def eval_cmd(settings: Settings, rounds_text: str | None, dataset: str | None,
     def human() -> None:
         for r in reports:
             human_eval(r)
+            if r.answers is not None:
+                a = r.answers
+                click.echo(f"  scored against the {a.answers} answers (verification "
+                           f"{a.verification}): {a.changed} changed, {a.unsupported} "
+                           + ("unsupported left out" if a.answers == "verified" else
+                              "unsupported scored") + f", {a.unverified} unverified")
         if macro_out:
             for s, v in macro_out["scores"].items():
                 click.echo(f"macro {s} over rounds {window}: {v['score']:.3f} "

@@ -18,6 +18,8 @@ from dwqa_graph.cli.common import (
     open_store,
     registry_option,
 )
+from dwqa_graph.cli.web import _options as fetch_options_of
+from dwqa_graph.cli.web import fetch_options
 from dwqa_graph.config import Settings
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.generate import make_generator
@@ -31,6 +33,7 @@ from dwqa_graph.rounds.round import (
     show_round,
 )
 from dwqa_graph.rounds.sampling import Reuse, SampleConfig
+from dwqa_graph.rounds.verify import verify_round
 
 
 @click.group("round")
@@ -178,3 +181,39 @@ def round_collisions(settings: Settings, rounds_text: str | None, delta: float, 
     with open_store(settings) as store:
         stats = collisions(store, _int_list(rounds_text), delta, trials, checked=checked)
     emit(as_json, stats, lambda: click.echo(json.dumps(stats["aggregate"], indent=2)))
+
+
+@round_group.command("verify")
+@click.argument("t", type=int)
+@fetch_options
+@click.option("--time-sensitive", "mark", is_flag=True,
+              help="Also mark the items whose facts come from a present-tense or 'as of' "
+                   "claim (parses their sentences with CoreNLP).")
+@json_option
+@click.pass_obj
+@friendly_errors
+def round_verify(settings: Settings, t: int, concurrency: int, per_host: int,
+                 timeout: float, max_bytes: int, allow_private: bool,
+                 allow_hosts: tuple[str, ...], deadline: float, mark: bool,
+                 as_json: bool) -> None:
+    """Re-fetch the pages of round t's items and re-check each item: holds, changed (with
+    the new answer), unsupported (a fact's sentence is gone) or unreachable."""
+    opts = fetch_options_of(concurrency, per_host, timeout, max_bytes, allow_private,
+                            allow_hosts, deadline)
+    with open_store(settings) as store:
+        report = verify_round(store, t, opts, mark_time_sensitive=mark)
+
+    def human() -> None:
+        c = report.counts
+        click.echo(f"round {t}: {report.items} items over {report.pages} pages: "
+                   f"{c['holds']} hold, {c['changed']} changed, {c['unsupported']} "
+                   f"unsupported, {c['unreachable']} unreachable"
+                   + (f"; {report.time_sensitive} time-sensitive"
+                      if report.time_sensitive is not None else ""))
+        for r in report.results:
+            if r.status == "changed":
+                click.echo(f"- changed: {r.question} {r.original_answer} -> {r.answer}")
+            elif r.status != "holds":
+                click.echo(f"- {r.status}: {r.question} ({r.reason})")
+
+    emit(as_json, report.model_dump(), human)

@@ -196,6 +196,19 @@ class Score(BaseModel):
     n: int
 
 
+class AnswerBasis(BaseModel):
+    """What a round's items were scored against: the answers their latest ``round verify``
+    found to hold now, or the answers the round was made with."""
+
+    answers: Literal["verified", "original"]
+    verification: str | None = Field(None, description="The VerifyRun the verified answers "
+                                     "come from (the latest of each item's).")
+    changed: int = Field(0, description="Items scored against a changed answer.")
+    unsupported: int = Field(0, description="Items left out: a fact's sentence is gone.")
+    unverified: int = Field(0, description="Items never verified, or whose page could not "
+                            "be fetched: scored against the original answer.")
+
+
 class EvalReport(BaseModel):
     """The ``dwqa eval --json`` summary of one run (stored on the EvalRun as well)."""
 
@@ -224,6 +237,8 @@ class EvalReport(BaseModel):
     by_hops: dict[str, dict[str, Score]] = {}
     judge: str | None = None
     judge_fallbacks: int = 0
+    answers: AnswerBasis | None = Field(None, description="A verified round: the answers "
+                                        "scored against and the items left out.")
     seconds: float = 0.0
 
 
@@ -275,13 +290,44 @@ def _breakdown(preds: Sequence[Prediction], key: Callable[[Prediction], object],
 
 
 # -- items --------------------------------------------------------------------------------------
-def round_items(store: Store, t: int) -> list[EvalItem]:
+def round_items(store: Store, t: int, *, original: bool = False) -> list[EvalItem]:
+    """Round ``t``'s items as evaluation asks them (``round_items_basis`` without the basis)."""
+    return round_items_basis(store, t, original=original)[0]
+
+
+def round_items_basis(store: Store, t: int, *, original: bool = False,
+                      ) -> tuple[list[EvalItem], AnswerBasis | None]:
+    """Round ``t``'s items with the answer each is scored against: on a verified round the
+    one that holds now (an item whose sentence is gone is left out and counted), unless
+    ``original`` (a snapshot comparison); and that basis (None: never verified)."""
+    from dwqa_graph.rounds.verify import latest
+
     rows = store.query("rounds/eval_items", t=t)
     if not rows:
         raise NotFoundError(f"round {t} has no items (see `dwqa round list`)")
-    return [EvalItem(id=r["id"], question=r["question"], golds=[r["answer"]],
-                     pattern=r["pattern"], hops=r["hops"], source="round", dataset=f"round:{t}")
-            for r in rows]
+    checked = latest(store, t)
+    basis = None if not checked else AnswerBasis(
+        answers="original" if original else "verified",
+        verification=max((c["checked_at"], c["run_id"]) for c in checked.values())[1],
+        changed=sum(c["status"] == "changed" for c in checked.values()),
+        unsupported=sum(c["status"] == "unsupported" for c in checked.values()),
+        unverified=sum(r["id"] not in checked or checked[r["id"]]["status"] == "unreachable"
+                       for r in rows))
+    items = []
+    for r in rows:
+        c = checked.get(r["id"])
+        if c is not None and not original and c["status"] == "unsupported":
+            continue
+        gold = c["answer"] if (c is not None and not original and c["status"] == "changed"
+                               and c["answer"]) else r["answer"]
+        items.append(EvalItem(id=r["id"], question=r["question"], golds=[gold],
+                              pattern=r["pattern"], hops=r["hops"], source="round",
+                              dataset=f"round:{t}"))
+    if not items:
+        raise InputError(f"every item of round {t} lost support at its last verification "
+                         "(`dwqa round verify`); score the answers it was made with: "
+                         "--original")
+    return items, basis
 
 
 def round_is_frozen(store: Store, t: int) -> bool:
@@ -382,6 +428,7 @@ def evaluate(store: Store | None, agent: Agent, items: Sequence[EvalItem], *,
              target: str, round_t: int | None = None, scorers: Sequence[str] = ("em", "f1"),
              judge: Judge | None = None, concurrency: int = 4, snapshot: bool = False,
              max_errors: float = MAX_ERRORS, split: str | None = None,
+             answers: AnswerBasis | None = None,
              on_done: Callable[[], None] = lambda: None) -> tuple[EvalReport, list[Prediction]]:
     """Run, score and (when ``store`` is given) store one evaluation.
 
@@ -404,7 +451,8 @@ def evaluate(store: Store | None, agent: Agent, items: Sequence[EvalItem], *,
         preds, scorers, run_id=run_id, agent=agent.spec, target=target, round=round_t,
         dataset=None if round_t is not None else target, snapshot=snapshot,
         created_at=created, judge=judge.id if judge and "judge" in scorers else None,
-        seconds=round(time.perf_counter() - start, 3), max_errors=max_errors, split=split)
+        seconds=round(time.perf_counter() - start, 3), max_errors=max_errors, split=split,
+        answers=answers)
     if store is not None:
         store_run(store, report, preds)
     if report.status == "failed":

@@ -28,9 +28,11 @@ from dwqa_graph.report.models import (
     RunRow,
     ScorePoint,
     StaticScore,
+    VerifyRow,
 )
 from dwqa_graph.rounds.path_generate import is_path_generator
 from dwqa_graph.rounds.round import collisions, export_rows, list_rounds
+from dwqa_graph.rounds.verify import history as verify_history
 
 EXAMPLES = 3  # example items shown, with their provenance
 
@@ -168,6 +170,7 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
         collisions=json.loads(json.dumps(coll, default=str)) if coll else None,
         # every written round, with items or not (a round with none is a quality finding)
         quality=_quality(store, [r for r in all_rounds if r["status"] == "complete"]),
+        verification=[VerifyRow(**r) for r in verify_history(store)],
         # One bar per (dataset, agent or model checked): the subject is part of the label.
         contamination=[ContaminationCount(dataset=" · ".join(x for x in (c["dataset"],
                                                                           c["subject"]) if x),

@@ -137,6 +137,20 @@ class RoundQuality(_Model):
     closed_book: str | None = None
 
 
+class VerifyRow(_Model):
+    """One ``round verify`` run of a round: how many of its items held, changed, lost
+    support or could not be checked (``rounds/verify.py``)."""
+
+    round: int
+    run_id: str
+    checked_at: str
+    items: int
+    holds: int
+    changed: int
+    unsupported: int
+    unreachable: int
+
+
 class Provenance(_Model):
     """How the data shown was made."""
 
@@ -189,6 +203,7 @@ class ReportData(_Model):
     collisions: dict[str, Any] | None = None  # exactly what rounds.collisions() returns
     contamination: list[ContaminationCount] = []
     quality: list[RoundQuality] = []  # per round, oldest first
+    verification: list[VerifyRow] = []  # per round, oldest run first
 
     @field_validator("collisions")
     @classmethod

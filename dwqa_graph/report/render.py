@@ -780,6 +780,20 @@ def _quality_html(data: ReportData) -> str:
     return out
 
 
+def _verification_html(data: ReportData) -> str:
+    if not data.verification:
+        return (f'<p class="nodata">{_e(NONE_YET)}: no round verified '
+                "(<code>dwqa round verify T</code>).</p>")
+    rows = [(v.round, v.checked_at, v.items, v.holds, v.changed, v.unsupported,
+             v.unreachable) for v in data.verification]
+    return ('<p class="explain">Each run of <code>dwqa round verify</code> re-fetched the '
+            "pages of a round's items and re-checked each against them: its answer holds, "
+            "changed (evaluation then scores against the new one), lost support (a fact's "
+            "sentence is gone; left out of evaluation) or its page could not be fetched.</p>"
+            + _table(["round t", "checked at", "items", "hold", "changed", "unsupported",
+                      "unreachable"], rows))
+
+
 #: Table order of the checks: as rounds/checks.py runs them.
 _CHECK_ORDER = ("self_contained", "not_verbatim", "solvable", "no_shortcut", "coherent",
                 "date_roles", "conjunction", "closed_book")
@@ -790,7 +804,8 @@ _EXTRA: dict[str, list[tuple[str, str]]] = {
     "start": [("runs", "Runs shown and agent errors")],
     "scores": [("breakdowns", "Breakdowns of the shown runs"),
                ("examples", "Example items and their provenance"),
-               ("quality", "Item quality per round")],
+               ("quality", "Item quality per round"),
+               ("verification", "Items over time: verified against today's pages")],
     "contamination": [("provenance", "Provenance")],
 }
 
@@ -804,6 +819,7 @@ def _html(data: ReportData, drawn: set[str]) -> str:
     }
     extra_html = {"runs": _runs_html(data), "breakdowns": _breakdown_html(data),
                   "examples": _examples_html(data), "quality": _quality_html(data),
+                  "verification": _verification_html(data),
                   "provenance": _provenance_html(data)}
 
     def extra(after: str) -> list[str]:

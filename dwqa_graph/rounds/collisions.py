@@ -236,6 +236,10 @@ class CollisionStats(BaseModel):
     k_min: int = Field(description="Smallest pool size over the rounds (the K of eq. 3).")
     k_mean: float = Field(description="Mean pool size over the rounds.")
     j_max: int = Field(description="Largest overlap |C_u ∩ C_v| over round pairs u < v.")
+    j_consecutive: list[int] = Field(
+        default_factory=list, description="Observed overlap J between each two consecutive "
+        "rounds of the graph, in round order (beside k_per_round): how far its candidates "
+        "drifted between refreshes.")
     bound: float | None = Field(
         description="Eq. 3 with K = k_min: t(t-1) J_max / (2 K^2), cap 1; None if K = 0.")
     pairwise_bound: float | None = Field(
@@ -251,15 +255,19 @@ class CollisionStats(BaseModel):
 def graph_stats(k_per_round: Sequence[int], overlaps: dict[tuple[int, int], int], delta: float,
                 *, drawn: Sequence[Hashable] | None = None, trials: int = 0, seed: int = 0,
                 pools: list[set[Hashable]] | None = None,
-                weights: dict[tuple[int, int], int] | None = None) -> CollisionStats:
+                weights: dict[tuple[int, int], int] | None = None,
+                consecutive: Sequence[int] | None = None) -> CollisionStats:
     """``CollisionStats`` from pool sizes and pairwise overlaps (``(u, v) -> |C_u ∩ C_v|``
     for round indexes u < v). ``weights``: how many round pairs each key stands for, when
     rounds with the same evidence are given once (``(u, u)`` = pairs within u's group):
     hundreds of rounds then cost what their few distinct evidence sets cost. ``trials > 0``
     adds a Monte-Carlo estimate: on ``pools`` when the sets are known, else on
-    constant-overlap pools of the same (t, K_min, J_max)."""
+    constant-overlap pools of the same (t, K_min, J_max). ``consecutive``: J between each
+    two consecutive rounds (from ``pools`` when they are given)."""
     _check_delta(delta)
     t, sizes = len(k_per_round), list(k_per_round)
+    if consecutive is None and pools is not None:
+        consecutive = [len(a & b) for a, b in zip(pools, pools[1:], strict=False)]
     k_min = min(sizes, default=0)
     j_max = max(overlaps.values(), default=0)
     bound = pairwise = simulated = None
@@ -273,6 +281,7 @@ def graph_stats(k_per_round: Sequence[int], overlaps: dict[tuple[int, int], int]
                                        seed=seed))
     return CollisionStats(
         t=t, k_per_round=sizes, k_min=k_min, k_mean=sum(sizes) / t if t else 0.0, j_max=j_max,
+        j_consecutive=list(consecutive or []),
         bound=bound, pairwise_bound=pairwise, k_needed_tight=k_needed_tight(t, j_max, delta),
         k_needed_paper=k_needed_paper(t, j_max, delta), delta=delta,
         observed_repeat_rate=observed_repeat_rate([list(drawn)]) if drawn else None,

@@ -325,8 +325,11 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
                 key = (min(rep[a], rep[b]), max(rep[a], rep[b]))
                 overlaps[key] = sizes[keys[a & b]]
                 weights[key] = count[a] * count[b]
+        drift = [sizes[keys[per[a] & per[b]]]
+                 for a, b in zip(present, present[1:], strict=False)]
         graphs[q] = graph_stats([sizes[keys[per[r]]] for r in present], overlaps, delta,
-                                drawn=drawn.get(q), trials=trials, weights=weights)
+                                drawn=drawn.get(q), trials=trials, weights=weights,
+                                consecutive=drift)
     return {"rounds": rounds, "delta": delta, "k_counts": "askable" if checked else "wordable",
             "graphs": {q: g.model_dump() for q, g in graphs.items()},
             "aggregate": aggregate(graphs, delta)}

@@ -40,8 +40,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from dwqa_graph.errors import NotFoundError
-from dwqa_graph.evaluation.scoring import normalize_answer
-from dwqa_graph.facts.stage import FactsReport, extract_facts, offline_extractor_id
+from dwqa_graph.facts.extractors.corenlp import offline_extractor_id
+from dwqa_graph.facts.stage import FactsReport, extract_facts
 from dwqa_graph.graph.store import Store, WritePlan
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.models import stable_id
@@ -49,6 +49,7 @@ from dwqa_graph.rounds.path_generate import REWORDINGS
 from dwqa_graph.rounds.paths import Path, PathFact, _graph_fact
 from dwqa_graph.rounds.render import Unworded, render
 from dwqa_graph.rounds.timesense import time_sensitive
+from dwqa_graph.text import normalize_answer
 from dwqa_graph.web.fetch import FetchOptions, FetchReport, fetch
 
 Status = Literal["holds", "changed", "unsupported", "unreachable"]

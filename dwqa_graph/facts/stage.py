@@ -6,9 +6,10 @@ of at most ``MAX_CHARS`` pipelined through the worker's threads. The passages of
 resolve their names against each other (``resolve.py``), facts are read (``extract.py``)
 and linked to the claim whose span holds their sentence where the claims stage kept it.
 With ``--extractor llm`` the model reads the version's claims instead (``llm.py``).
-A version's facts are written in one transaction together with the mark that says which
-extractor read them: a killed run leaves no half-written version, and a re-run skips what
-is done. A new rules version (``extract.RULES_VERSION``) replaces the older facts.
+A version's facts are written as soon as it is read, in one transaction together with the
+mark that says which extractor read them: a killed run loses only the versions in flight,
+leaves no half-written one, and a re-run skips what is done. A new rules version
+(``extract.RULES_VERSION``) replaces the older facts.
 """
 
 from __future__ import annotations
@@ -16,20 +17,20 @@ from __future__ import annotations
 import bisect
 import re
 import time
-from collections import Counter
-from collections.abc import Iterator
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from dwqa_graph._progress import progress
-from dwqa_graph.errors import LanguageError, UsageError
+from dwqa_graph.errors import LanguageError, UsageError, WorkerError
 from dwqa_graph.facts.extract import RULES_VERSION, Passage, read_facts
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver, norm_name, page_subject
 from dwqa_graph.graph.store import Store, WritePlan
 from dwqa_graph.language.corenlp import MAX_CHARS, VERSION, CoreNLP
-from dwqa_graph.language.doc import Sentence
+from dwqa_graph.language.doc import Doc, Sentence
 
 EXTRACTORS = ("corenlp", "llm")
 WRITE_ORDER = ("facts/clear", "facts/entities", "facts/write", "facts/page_subjects",
@@ -51,8 +52,17 @@ class FactsReport(BaseModel):
     by_relation: dict[str, int] = {}
     rejected_by_reason: dict[str, int] = Field({}, description="LLM extractor: model facts "
                                                "that failed verification, by reason.")
-    failed_versions: int = Field(0, description="Versions the library could not read "
-                                 "(left pending; the reasons are in `problems`).")
+    failed_versions: int = Field(0, description="Versions the library could not read for "
+                                 "their own text: not prose, too slow (left pending; the "
+                                 "reasons are in `problems`).")
+    reader_failures: int = Field(0, description="Versions not read because the CoreNLP "
+                                 "worker broke (died twice with them in flight, or could "
+                                 "not be restarted): left pending for a re-run; the "
+                                 "command exits non-zero.")
+    sentences_skipped: int = Field(0, description="Sentences over the library's token "
+                                   "limit, not tagged or parsed (tables, run-on lists).")
+    worker_restarts: int = Field(0, description="Times the CoreNLP worker was restarted "
+                                 "(it died, or timed out on a text).")
     problems: list[str] = []
     tokens: int = 0
     seconds: float = 0.0
@@ -103,25 +113,47 @@ class Reading(NamedTuple):
     pronoun: str | None
 
 
-def read_versions(nlp: CoreNLP, versions: list[dict[str, Any]], extractor: str,
+def read_versions(nlp: CoreNLP, versions: Iterable[dict[str, Any]], extractor: str,
                   ) -> Iterator[tuple[dict[str, Any], Reading | LanguageError, int]]:
     """Each version with what was read from it (or the LanguageError that kept the library
-    from reading it) and the number of tokens read. The passages of all the versions are
-    pipelined through the worker's threads together: one at a time would leave threads idle."""
-    parts = [(v, p) for v in versions for p in passages(v["id"], v["text"] or "")]
-    docs = nlp.annotate_many(p.text for _, p in parts)
-    by_version: dict[str, list[tuple[Passage, Any]]] = {}
-    for (v, p), doc in zip(parts, docs, strict=True):
-        by_version.setdefault(v["id"], []).append((p, doc))
-    for v in versions:
-        read = by_version.get(v["id"], [])
-        error = next((d for _, d in read if isinstance(d, LanguageError)), None)
-        if error is not None:
-            yield v, error, 0
-            continue
-        parsed = [(p, doc.sentences) for p, doc in read]
-        yield v, _read(v, parsed, extractor), sum(len(s.tokens) for _, ss in parsed
-                                                   for s in ss)
+    from reading it; a ``WorkerError`` before one about the text) and the number of tokens
+    read -- each as soon as its last passage is read. The passages of consecutive versions
+    are pipelined through the worker's threads together: one at a time would leave threads
+    idle."""
+    # (version, passage or None for a version with none, last of its version), in the
+    # order the passages are sent: the parses come back in that order.
+    sent: deque[tuple[dict[str, Any], Passage | None, bool]] = deque()
+
+    def texts() -> Iterator[str]:
+        for v in versions:
+            parts = passages(v["id"], v["text"] or "")
+            if not parts:
+                sent.append((v, None, True))
+            for i, p in enumerate(parts):
+                sent.append((v, p, i == len(parts) - 1))
+                yield p.text
+
+    read: list[tuple[Passage, Doc | LanguageError]] = []
+
+    def done(v: dict[str, Any]) -> tuple[dict[str, Any], Reading | LanguageError, int]:
+        errors = [d for _, d in read if isinstance(d, LanguageError)]
+        parsed = [(p, d.sentences) for p, d in read if not isinstance(d, LanguageError)]
+        read.clear()
+        if errors:
+            return v, next((e for e in errors if isinstance(e, WorkerError)), errors[0]), 0
+        return v, _read(v, parsed, extractor), sum(len(s.tokens) for _, ss in parsed
+                                                    for s in ss)
+
+    for doc in nlp.annotate_many(texts()):
+        while sent[0][1] is None:  # versions without a passage, sent before this one
+            yield done(sent.popleft()[0])
+        v, p, last = sent.popleft()
+        assert p is not None
+        read.append((p, doc))
+        if last:
+            yield done(v)
+    while sent:
+        yield done(sent.popleft()[0])
 
 
 def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
@@ -212,32 +244,36 @@ def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | No
     [total] = store.query("facts/count_pending", extractor=key, claims_only=False)
     own = nlp is None
     nlp = nlp or CoreNLP()
+    skipped, restarts = nlp.skipped_sentences, nlp.restarts
     try:
         with progress(f"facts ({key})", total["n"]) as advance:
-            for page in pending(store, key):
-                done: list[dict[str, Any]] = []
-                facts: dict[str, list[Fact]] = {}
-                pronouns: dict[str, str | None] = {}
-                for v, found, tokens in read_versions(nlp, page, key):
-                    if isinstance(found, LanguageError):
-                        report.failed_versions += 1
-                        report.problems.append(f"version {v['id']} ({v.get('title')}): "
-                                               f"{found}")
-                        continue
-                    facts[v["id"]], pronouns[v["id"]] = found
-                    done.append(v)
-                    report.tokens += tokens
-                store.write_plan(facts_plan(done, facts, "corenlp", key, pronouns))
-                for v in done:
-                    read = facts[v["id"]]
-                    report.facts += len(read)
-                    report.versions_with_facts += bool(read)
-                    relations.update(f.relation for f in read)
-                report.versions += len(page)
-                advance(len(page))
-                if not done:
-                    break  # the library reads nothing: stop instead of re-reading the page
+            versions = (v for page in pending(store, key) for v in page)
+            for v, found, tokens in read_versions(nlp, versions, key):
+                report.versions += 1
+                advance(1)
+                if isinstance(found, LanguageError):
+                    # Left pending: a re-run reads it again (cheaply, where the text was
+                    # refused before parsing).
+                    broke = isinstance(found, WorkerError)
+                    report.reader_failures += broke
+                    report.failed_versions += not broke
+                    report.problems.append(f"version {v['id']} ({v.get('title')}): {found}")
+                    if nlp.broken is not None:  # no worker will read the rest
+                        left = max(0, total["n"] - report.versions)
+                        report.reader_failures += left
+                        report.problems.append(f"stopped: {left} more versions left pending")
+                        break
+                    continue
+                # Written as soon as read: a stall or a kill loses only the versions in flight.
+                store.write_plan(facts_plan([v], {v["id"]: found.facts}, "corenlp", key,
+                                            {v["id"]: found.pronoun}))
+                report.tokens += tokens
+                report.facts += len(found.facts)
+                report.versions_with_facts += bool(found.facts)
+                relations.update(f.relation for f in found.facts)
     finally:
+        report.sentences_skipped = nlp.skipped_sentences - skipped
+        report.worker_restarts = nlp.restarts - restarts
         if own:
             nlp.close()
     report.by_relation = dict(relations.most_common())

@@ -159,10 +159,17 @@ def start_facts(env: dict[str, str], runs: list[subprocess.Popen[str]]
     return run
 
 
+def short_pages(n: int) -> dict[str, str]:
+    """``n`` one-line pages: more than the 50 versions the stage pages its reads by."""
+    return {f"Filmmaker {i}": f"Filmmaker {i} (born {1 + i % 28} May {1900 + i}) is a "
+            f"Norwegian director. Filmmaker {i} directed The Northern Glass {i} in "
+            f"{1930 + i}." for i in range(n)}
+
+
 def test_a_worker_killed_mid_run_is_restarted_and_the_run_finishes(
         store: Store, env: dict[str, str], tmp_path: Path,
         facts_cli: list[subprocess.Popen[str]]) -> None:
-    pages = example_pages()
+    pages = short_pages(60)
     ingest_pages(store, tmp_path, pages)
     run = start_facts(env, facts_cli)
     wait_for("a first version read", lambda: versions_read(store) >= 1)

@@ -19,6 +19,7 @@ anything else is a bug and keeps its traceback (the CLI catches only ``DwqaError
         ├── SearchError              the search endpoint
         ├── LLMError                 a chat model that cannot be set up
         └── LanguageError            the NLP library (Stanford CoreNLP) could not start or read
+            └── WorkerError          its worker process died: the reader broke, not the text
 
 ``UsageError`` and ``InputError`` are also ``ValueError`` and ``NotFoundError`` a
 ``LookupError``, so code written against the built-in types keeps working.
@@ -93,3 +94,8 @@ class LLMError(ServiceError):
 
 class LanguageError(ServiceError):
     """Stanford CoreNLP could not be fetched or started, or failed on a text."""
+
+
+class WorkerError(LanguageError):
+    """The CoreNLP worker died while reading a text and could not be restarted, or died
+    again with the text in flight: the text may be fine, a re-run reads it."""

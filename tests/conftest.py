@@ -48,8 +48,8 @@ from dwqa_graph.web.fetch import FetchOptions, fetch
 from dwqa_graph.web.localweb import LocalWeb, serve
 from tests.paths import DATA, EXAMPLES, HOTPOT, REPO_ROOT, SHARED
 
-__all__ = ["DATA", "EXAMPLES", "HOTPOT", "PATH_PAGES", "SHARED", "build_facts", "example_run",
-           "full_data", "genai_spans", "good_record", "ingest_pages", "log_citing",
+__all__ = ["DATA", "EXAMPLES", "FACT_PAGES", "HOTPOT", "PATH_PAGES", "SHARED", "build_facts",
+           "example_run", "full_data", "genai_spans", "good_record", "ingest_pages", "log_citing",
            "openinference_spans", "otlp", "otlp_span", "raw_get", "round_facts", "scripted_model",
            "statuses"]
 
@@ -143,6 +143,21 @@ def nlp() -> Iterator[CoreNLP]:
 
 
 # -- shared builders (test modules import these from here, never from each other) --------
+
+
+# -- the stage in Neo4j ------------------------------------------------------------------
+FACT_PAGES = {
+    "Titanic (1997 film)": "Titanic is a 1997 American epic romance film directed by James "
+                           "Cameron. The film was released on December 19, 1997 in the "
+                           "United States.",
+    "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker. Cameron "
+                     "founded the production company Lightstorm Entertainment in 1990.",
+    # A page whose fact meets no other: the control for the connectivity counts.
+    "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.",
+    # Both sentences too short or pronoun-led for the claims stage: a version without claims,
+    # whose facts the library still reads (connected to James Cameron's page: no).
+    "Ed Wood": "Ed Wood was a filmmaker.\nHe was born on October 10, 1924.",
+}
 
 
 def ingest_pages(store: Store, tmp_path: Path, pages: dict[str, str]) -> None:

@@ -25,7 +25,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import MAX_CHARS, CoreNLP, lines
 from dwqa_graph.language.values import date_value, quantity_value
 
-from .conftest import ingest_pages
+from .conftest import FACT_PAGES, ingest_pages
 
 
 def facts_of(nlp: CoreNLP, title: str | None, *sentences: str) -> list[Fact]:
@@ -540,19 +540,6 @@ def test_a_stream_closed_under_its_reader_ends_its_lines() -> None:
         next(iter(stream))
 
 
-# -- the stage in Neo4j ------------------------------------------------------------------
-PAGES = {
-    "Titanic (1997 film)": "Titanic is a 1997 American epic romance film directed by James "
-                           "Cameron. The film was released on December 19, 1997 in the "
-                           "United States.",
-    "James Cameron": "James Cameron (born August 16, 1954) is a Canadian filmmaker. Cameron "
-                     "founded the production company Lightstorm Entertainment in 1990.",
-    # A page whose fact meets no other: the control for the connectivity counts.
-    "Ridley Scott": "Ridley Scott (born 30 November 1937) is an English filmmaker.",
-    # Both sentences too short or pronoun-led for the claims stage: a version without claims,
-    # whose facts the library still reads (connected to James Cameron's page: no).
-    "Ed Wood": "Ed Wood was a filmmaker.\nHe was born on October 10, 1924.",
-}
 # Every fact's evidence is verbatim in the version it was read from, and inside its claim's
 # span where it has a claim.
 FACT_SPANS = ("MATCH (v:DocumentVersion)<-[:READ_FROM]-(f:Fact) "
@@ -565,7 +552,7 @@ FACT_SPANS = ("MATCH (v:DocumentVersion)<-[:READ_FROM]-(f:Fact) "
 
 def test_stage_writes_resolved_facts(store: Store, nlp: CoreNLP, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    ingest_pages(store, tmp_path, PAGES)
+    ingest_pages(store, tmp_path, FACT_PAGES)
     report = extract_facts(store, nlp=nlp)
     assert report.versions == 4 and report.failed_versions == 0 and report.facts >= 5
     rows = store.read(FACT_SPANS)
@@ -646,7 +633,7 @@ def test_llm_extractor_checks_every_reply(store: Store, tmp_path: Path) -> None:
 
     from .conftest import scripted_model
 
-    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PAGES["Titanic (1997 film)"]})
+    ingest_pages(store, tmp_path, {"Titanic (1997 film)": FACT_PAGES["Titanic (1997 film)"]})
     good = [
         llm_fact(1, "Titanic", "directed_by", "film directed by James Cameron",
                  object="James Cameron", object_type="PERSON"),
@@ -683,7 +670,7 @@ def test_llm_extractor_unusable_model_leaves_version_pending(store: Store,
 
     from .conftest import scripted_model
 
-    ingest_pages(store, tmp_path, {"Titanic (1997 film)": PAGES["Titanic (1997 film)"]})
+    ingest_pages(store, tmp_path, {"Titanic (1997 film)": FACT_PAGES["Titanic (1997 film)"]})
     llm = LLM(scripted_model(["not json at all", "still not json"]),
               cache_path=tmp_path / "llm.sqlite")
     report = extract_facts(store, extractor="llm", llm=llm)

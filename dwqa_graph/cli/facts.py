@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from dwqa_graph.cli.common import (
@@ -31,7 +33,9 @@ def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurre
               as_json: bool) -> None:
     """Read typed facts (entity, relation, entity | date | quantity) from every
     DocumentVersion this extractor has not read yet, resolve their entities, and store
-    them with their evidence spans (see `dwqa query entity_facts`)."""
+    them with their evidence spans (see `dwqa query entity_facts`). Exits 1 when the reader
+    broke (a CoreNLP worker that died twice with a text in flight, or could not be
+    restarted); pages refused for their own text are warnings."""
     llm = open_llm(llm_spec, concurrency) if llm_spec else None
     with open_store(settings) as store:
         report = extract_facts(store, extractor=extractor, llm=llm)
@@ -42,5 +46,13 @@ def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurre
         f"({', '.join(f'{k} {v}' for k, v in report.by_relation.items()) or 'none'}) in "
         f"{report.seconds:.1f}s, {report.tokens_per_s:,.0f} tokens/s"
         + (f"; {report.failed_versions} versions unread" if report.failed_versions else "")
+        + (f"; {report.sentences_skipped} sentences over the length limit skipped"
+           if report.sentences_skipped else "")
         + (f"; model facts rejected: {report.rejected_by_reason}"
            if report.rejected_by_reason else "")))
+    if report.reader_failures:
+        # Not the pages' fault (those are warnings above and leave exit 0): the run is
+        # incomplete, and a script must not take it for done.
+        click.echo(f"dwqa: error: the reader broke: {report.reader_failures} versions were "
+                   "not read (left pending: run `dwqa facts` again)", err=True)
+        sys.exit(1)

@@ -17,7 +17,7 @@ Every extractor's facts are held to the one relation schema (``models.SCHEMA``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any, NamedTuple
 
@@ -44,6 +44,9 @@ class Unread(NamedTuple):
     """A version the extractor could not read, and why (it stays pending)."""
 
     reason: str
+    #: True: the reader broke (its worker died, the model is unreachable), not the text; the
+    #: run is incomplete and ``dwqa facts`` exits non-zero.
+    broken: bool = False
 
 
 class FactExtractor:
@@ -69,11 +72,22 @@ class FactExtractor:
         version of the extractor reads every version again."""
         raise NotImplementedError
 
-    def read(self, versions: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
-                                                                    Reading | Unread]]:
+    def read(self, versions: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
+                                                                        Reading | Unread]]:
         """Each version (rows of ``facts/pending``: id, document_id, title, text, claims)
-        with what was read from it, in input order."""
+        with what was read from it, in input order, each as soon as it is read (the stage
+        writes it then: a stall or a kill loses only the versions in flight)."""
         raise NotImplementedError
+
+    @property
+    def broken(self) -> str | None:
+        """Why no version can be read any more (the reader cannot be restarted); None while
+        it can read."""
+        return None
+
+    def counts(self) -> dict[str, int]:
+        """The extractor's own counters for the report (e.g. restarts of a worker)."""
+        return {}
 
     def close(self) -> None:
         """Release what the extractor holds."""

@@ -34,10 +34,20 @@ class FactsReport(BaseModel):
     facts: int = 0
     entities: int = 0
     by_relation: dict[str, int] = {}
-    rejected_by_reason: dict[str, int] = Field({}, description="LLM extractor: model facts "
-                                               "that failed verification, by reason.")
-    failed_versions: int = Field(0, description="Versions the library could not read "
-                                 "(left pending; the reasons are in `problems`).")
+    rejected_by_reason: dict[str, int] = Field({}, description="Facts the extractor read "
+                                               "and refused (the LLM's that failed "
+                                               "verification), by reason.")
+    failed_versions: int = Field(0, description="Versions the extractor could not read for "
+                                 "their own text: not prose, too slow (left pending; the "
+                                 "reasons are in `problems`).")
+    reader_failures: int = Field(0, description="Versions not read because the reader broke "
+                                 "(a CoreNLP worker that died twice with them in flight, or "
+                                 "could not be restarted): left pending for a re-run; the "
+                                 "command exits non-zero.")
+    sentences_skipped: int = Field(0, description="Sentences over the library's token "
+                                   "limit, not tagged or parsed (tables, run-on lists).")
+    worker_restarts: int = Field(0, description="Times the CoreNLP worker was restarted "
+                                 "(it died, or timed out on a text).")
     problems: list[str] = []
     tokens: int = 0
     seconds: float = 0.0
@@ -108,37 +118,44 @@ def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | No
 
 
 def run_extractor(store: Store, reader: FactExtractor) -> FactsReport:
-    """The stage's loop over one extractor: pending -> read -> plan -> write."""
+    """The stage's loop over one extractor: pending -> read -> plan -> write, each version
+    written as soon as it is read (a stall or a kill loses only the versions in flight)."""
     store.ensure_schema()
     key = reader.key
     report = FactsReport(extractor=key)
     relations: Counter[str] = Counter()
     started = time.perf_counter()
     [total] = store.query("facts/count_pending", extractor=key, claims_only=reader.claims_only)
-    with progress(f"facts ({key})", total["n"]) as advance:
-        for page in pending(store, key, reader.page_size, claims_only=reader.claims_only):
-            done: list[dict[str, Any]] = []
-            facts: dict[str, list[Fact]] = {}
-            pronouns: dict[str, str | None] = {}
-            for v, found in reader.read(page):
+    try:
+        with progress(f"facts ({key})", total["n"]) as advance:
+            # Pages of pending versions, streamed: a version left pending (unread) is not
+            # read again in this run, the next page starts after it.
+            versions = (v for page in pending(store, key, reader.page_size,
+                                              claims_only=reader.claims_only) for v in page)
+            for v, found in reader.read(versions):
+                report.versions += 1
+                advance(1)
                 if isinstance(found, Unread):
-                    report.failed_versions += 1
+                    report.reader_failures += found.broken
+                    report.failed_versions += not found.broken
                     report.problems.append(f"version {v['id']} ({v.get('title')}): "
                                            f"{found.reason}")
+                    if reader.broken is not None:  # nothing will read the rest
+                        left = max(0, total["n"] - report.versions)
+                        report.reader_failures += left
+                        report.problems.append(f"stopped: {left} more versions left pending "
+                                               f"({reader.broken})")
+                        break
                     continue
-                facts[v["id"]], pronouns[v["id"]] = found.facts, found.pronoun
-                done.append(v)
+                store.write_plan(facts_plan([v], {v["id"]: found.facts}, reader.family, key,
+                                            {v["id"]: found.pronoun}))
                 report.tokens += found.tokens
-            store.write_plan(facts_plan(done, facts, reader.family, key, pronouns))
-            for v in done:
-                read = facts[v["id"]]
-                report.facts += len(read)
-                report.versions_with_facts += bool(read)
-                relations.update(f.relation for f in read)
-            report.versions += len(page)
-            advance(len(page))
-            if not done:
-                break  # the extractor reads nothing: stop instead of re-reading the page
+                report.facts += len(found.facts)
+                report.versions_with_facts += bool(found.facts)
+                relations.update(f.relation for f in found.facts)
+    finally:
+        for name, count in reader.counts().items():
+            setattr(report, name, count)
     report.by_relation = dict(relations.most_common())
     report.rejected_by_reason = dict(sorted(reader.rejected.items()))
     [n] = store.query("facts/count_entities")

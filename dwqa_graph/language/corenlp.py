@@ -12,13 +12,21 @@ did not chain "Lively" with "She" on the Blake Lively page), so it is not used: 
 resolved within a document by name (``facts/resolve.py``), and the claim stage already drops
 sentences that open with an unresolved pronoun.
 
-Bounds: a text over ``MAX_CHARS`` is refused (callers send claims or paragraphs, not whole
-pages); a request that takes longer than ``timeout`` seconds fails, and the worker is
-restarted, so one pathological text cannot stall a run.
+Bounds (each a named constant below, all on the "Bounds" list of docs/facts.md): a text
+over ``MAX_CHARS`` is refused, and so is one that is not prose (``screen``: too few letters,
+or "words" too long to be words) -- before anything is sent, so a page of garbage costs
+nothing. The worker tags and parses no sentence of more than ``MAX_SENTENCE_TOKENS`` tokens
+(a table, a list run on without full stops, nested brackets: the reply lists it as skipped).
+A text the worker has not answered within ``text_timeout`` (a base plus a time per
+character) fails with its reason, and the worker is restarted for the texts in flight with
+it. A worker that dies (killed, out of memory) is restarted too and the texts in flight
+are sent again; a text in flight at a second death fails with ``WorkerError``: the reader
+broke, not the text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -35,7 +43,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from dwqa_graph.config import package_data
-from dwqa_graph.errors import LanguageError
+from dwqa_graph.errors import LanguageError, WorkerError
 from dwqa_graph.language.doc import Doc, parse_doc
 
 CORENLP_DIR = package_data("language/corenlp")
@@ -56,6 +64,28 @@ PROPERTIES = {
 #: Characters per request: more is refused (the parser is quadratic in sentence length, and
 #: a whole 100,000-word page in one request would hold one worker for minutes).
 MAX_CHARS = 100_000
+#: Tokens in one sentence the worker tags and parses; a longer one is skipped (reported,
+#: not read). The longest sentence of the 184 full pages of bench_facts has ~340 tokens (a
+#: 1789 proclamation); a list run on for a page without a full stop has ~10,000.
+MAX_SENTENCE_TOKENS = 400
+#: ``screen``: a text of at least this many non-space characters must be prose to be sent.
+SCREEN_MIN_CHARS = 200
+#: ... with at least this share of them ASCII letters (English prose has ~85%; random
+#: Latin-1 characters ~25%, bracket nests none; a page in another script is no English) ...
+MIN_LETTER_SHARE = 0.5
+#: ... and at least this share of them in words of at most ``MAX_WORD_CHARS`` characters
+#: (a text without spaces is one "word" the tokenizer and tagger still have to walk).
+MIN_WORD_SHARE = 0.5
+MAX_WORD_CHARS = 40
+#: ``text_timeout``: seconds a text may take, a base plus one per this many characters
+#: (~20x below the worker's measured speed: a timeout says the text is pathological, not
+#: that the machine is busy). The clock runs while the text is with a live worker and its
+#: reader waits for it: not while a restart loads the models.
+TIMEOUT_BASE_S = 60.0
+TIMEOUT_CHARS_PER_S = 400
+#: Deaths of the worker a text may be in flight at: at the first it is sent again to a fresh
+#: worker, at the next it fails (``WorkerError``).
+MAX_DEATHS_PER_TEXT = 1
 #: Recorded on everything read with this library (facts store it as their extractor).
 VERSION = "corenlp-4.5.7"
 
@@ -102,28 +132,87 @@ def lines(stream: IO[bytes]) -> Iterator[bytes]:
         yield line
 
 
+def screen(text: str) -> str | None:
+    """Why ``text`` is not sent to the worker (None: it is): over ``MAX_CHARS``, or not
+    prose. A cheap pass over the characters, so that a page of garbage, bracket nests or
+    another script is refused before the library spends minutes on it."""
+    if len(text) > MAX_CHARS:
+        return f"text of {len(text):,} characters is over the limit of {MAX_CHARS:,}"
+    words = text.split()
+    chars = sum(map(len, words))
+    if chars < SCREEN_MIN_CHARS:
+        return None  # a heading or a short paragraph: cheap whatever it holds
+    letters = sum(c.isascii() and c.isalpha() for c in text)
+    if letters < MIN_LETTER_SHARE * chars:
+        return (f"not English prose: {letters / chars:.0%} of its {chars:,} non-space "
+                f"characters are letters (at least {MIN_LETTER_SHARE:.0%} needed)")
+    in_words = sum(len(w) for w in words if len(w) <= MAX_WORD_CHARS)
+    if in_words < MIN_WORD_SHARE * chars:
+        return (f"not English prose: {in_words / chars:.0%} of its {chars:,} non-space "
+                f"characters are in words of at most {MAX_WORD_CHARS} (at least "
+                f"{MIN_WORD_SHARE:.0%} needed)")
+    return None
+
+
+def text_timeout(text: str) -> float:
+    """Seconds the worker may take on ``text`` (``TIMEOUT_BASE_S`` plus one per
+    ``TIMEOUT_CHARS_PER_S`` characters: 160 s for the 40,000 characters of a full page)."""
+    return TIMEOUT_BASE_S + len(text) / TIMEOUT_CHARS_PER_S
+
+
+class _Request:
+    """A text sent to the worker, until its future has a result: kept so that a restarted
+    worker can be sent it again."""
+
+    __slots__ = ("deaths", "future", "proc", "sent_at", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.future: Future[dict[str, Any]] = Future()
+        self.proc: subprocess.Popen[bytes] | None = None
+        #: when it was last sent (monotonic); None while no live worker holds it
+        self.sent_at: float | None = None
+        self.deaths = 0
+
+    def fail(self, exc: LanguageError) -> None:
+        if not self.future.done():
+            self.future.set_exception(exc)
+
+
 class CoreNLP:
     """A CoreNLP worker process. Use as a context manager; ``annotate_many`` pipelines texts
     through the worker's threads and yields parsed documents in input order.
 
     >>> with CoreNLP() as nlp:
     ...     doc = nlp.annotate("Tesla was founded in July 2003.")
+
+    ``timeout``: seconds per text instead of ``text_timeout``'s bound by length.
     """
 
     def __init__(self, *, threads: int | None = None, heap: str | None = None,
-                 timeout: float = 300.0, start_timeout: float = 600.0) -> None:
+                 timeout: float | None = None, start_timeout: float = 600.0) -> None:
         self.threads = threads or max(1, min(4, os.cpu_count() or 1))
         self.heap = heap or os.environ.get("DWQA_CORENLP_HEAP", "4g")
         self.timeout = timeout
         self.start_timeout = start_timeout
         self._proc: subprocess.Popen[bytes] | None = None
-        self._pending: dict[str, Future[dict[str, Any]]] = {}
-        self._lock = threading.Lock()
+        self._pending: dict[str, _Request] = {}
+        self._lock = threading.Lock()  # _proc and _pending change together under it
         self._ids = itertools.count()
-        self._reader: threading.Thread | None = None
-        # threads that submit their first text at once must start one worker, not one each
-        self._starting = threading.Lock()
+        # One start or restart at a time (threads that submit their first text at once must
+        # start one worker, not one each); reentrant: a restart sends texts again.
+        self._starting = threading.RLock()
+        #: Why the last restart failed: every later text fails with it at once instead of
+        #: waiting for another worker that will not start.
+        self._broken: WorkerError | None = None
         self.restarts = 0
+        #: Sentences over ``MAX_SENTENCE_TOKENS`` the worker skipped, over this worker's life.
+        self.skipped_sentences = 0
+
+    @property
+    def broken(self) -> WorkerError | None:
+        """Why the worker could not be restarted (None while it runs or can start)."""
+        return self._broken
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> CoreNLP:
@@ -132,44 +221,34 @@ class CoreNLP:
             raise LanguageError("Java 17+ is needed to run Stanford CoreNLP: install "
                                 "openjdk-17-jre.")
         classpath = corenlp_classpath()
-        self._proc = subprocess.Popen(
+        proc = subprocess.Popen(
             [java, f"-Xmx{self.heap}", "-XX:+UseParallelGC", "-cp", classpath,
              str(CORENLP_DIR / "DwqaCoreNLP.java"), "--threads", str(self.threads),
-             "--annotators", ANNOTATORS,
+             "--annotators", ANNOTATORS, "--max-sentence-tokens", str(MAX_SENTENCE_TOKENS),
              *[a for k, v in PROPERTIES.items() for a in ("--prop", f"{k}={v}")]],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._stderr_tail: list[str] = []
-        threading.Thread(target=self._drain_stderr, args=(self._proc,), daemon=True).start()
+        threading.Thread(target=self._drain_stderr, args=(proc,), daemon=True).start()
         deadline = time.monotonic() + self.start_timeout
-        assert self._proc.stdout is not None
-        ready = _readline_until(self._proc, deadline)
+        ready = _readline_until(proc, deadline)
         if ready != b"ready\n":
             tail = "\n".join(self._stderr_tail[-20:])
-            self.close()
+            _stop(proc)
             raise LanguageError(f"Stanford CoreNLP did not start:\n{tail}")
-        self._reader = threading.Thread(target=self._read, args=(self._proc,), daemon=True)
-        self._reader.start()
+        with self._lock:
+            self._proc = proc
+        threading.Thread(target=self._read, args=(proc,), daemon=True).start()
         return self
 
     def close(self) -> None:
-        proc, self._proc = self._proc, None
+        with self._lock:
+            proc, self._proc = self._proc, None
+            pending, self._pending = self._pending, {}
         if proc is None:
             return
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-            proc.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
-        with self._lock:
-            pending, self._pending = self._pending, {}
-        for fut in pending.values():
-            if not fut.done():
-                fut.set_exception(LanguageError("the CoreNLP worker stopped"))
+        _stop(proc, gently=True)
+        for req in pending.values():
+            req.fail(LanguageError("the CoreNLP worker stopped"))
 
     def __enter__(self) -> CoreNLP:
         return self.start()
@@ -178,10 +257,56 @@ class CoreNLP:
                  tb: TracebackType | None) -> None:
         self.close()
 
-    def _restart(self) -> None:
-        self.close()
-        self.restarts += 1
-        self.start()
+    def _recover(self, dead: subprocess.Popen[bytes], culprit: _Request | None = None,
+                 reason: LanguageError | None = None) -> bool:
+        """Replace the worker ``dead`` -- timed out on ``culprit``, which fails with
+        ``reason``, or died -- and send the other texts in flight with it again. Whoever
+        notices first recovers: the reader at the end of the worker's output, or a reader of
+        results at a timeout; the others find it replaced and return False."""
+        with self._starting:
+            with self._lock:
+                if self._proc is not dead:
+                    return False  # already replaced (or closed)
+                self._proc = None
+                orphans = [r for r in self._pending.values() if r is not culprit]
+                self._pending = {}
+                for req in orphans:
+                    req.sent_at = None  # no timeout runs until it is sent again
+            how = "timed out"
+            if culprit is None:
+                # It died on its own (killed, crashed): no text is known to be the cause, so
+                # each one in flight is charged a death.
+                try:
+                    status = dead.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    status = None
+                how = f"exit status {status}" if status is not None else "no exit status"
+                for req in orphans:
+                    req.deaths += 1
+            _stop(dead)
+            if culprit is not None and reason is not None:
+                culprit.fail(reason)
+            retry = []
+            for req in orphans:
+                if req.deaths > MAX_DEATHS_PER_TEXT:
+                    req.fail(WorkerError(f"the CoreNLP worker died {req.deaths} times with "
+                                         f"this text in flight (last: {how})"))
+                else:
+                    retry.append(req)
+            self.restarts += 1
+            try:
+                self.start()
+            except (LanguageError, OSError) as exc:
+                self._broken = WorkerError("the CoreNLP worker stopped and could not be "
+                                           f"restarted: {str(exc).splitlines()[0]}")
+                for req in retry:
+                    req.fail(self._broken)
+                return True
+        # Sent outside the lock: a write may wait for the fresh worker to take the text,
+        # and a stall there must not keep the next recovery from starting.
+        for req in retry:
+            self._send(req)
+        return True
 
     # -- the worker's streams ------------------------------------------------------------
     def _drain_stderr(self, proc: subprocess.Popen[bytes]) -> None:
@@ -194,76 +319,126 @@ class CoreNLP:
         for line in lines(proc.stdout):
             rid, _, body = line.decode("utf-8").partition("\t")
             with self._lock:
-                fut = self._pending.pop(rid, None)
-            if fut is None or fut.done():
+                req = self._pending.pop(rid, None)
+            if req is None or req.future.done():
                 continue
             try:
-                fut.set_result(json.loads(body))
+                req.future.set_result(json.loads(body))
             except ValueError as exc:
-                fut.set_exception(LanguageError(f"CoreNLP sent a reply that is not JSON: {exc}"))
-        with self._lock:
-            pending = dict(self._pending) if self._proc is proc else {}
-        for fut in pending.values():
-            if not fut.done():
-                fut.set_exception(LanguageError(
-                    "the CoreNLP worker exited: " + "".join(self._stderr_tail[-5:])))
+                req.fail(LanguageError(f"CoreNLP sent a reply that is not JSON: {exc}"))
+        # The worker's output ended: a restart or close stopped it (then it is no longer
+        # the current worker and this returns at once) -- or it died.
+        self._recover(proc)
 
-    def _submit(self, text: str) -> Future[dict[str, Any]]:
-        fut: Future[dict[str, Any]] = Future()
-        if len(text) > MAX_CHARS:
-            fut.set_exception(LanguageError(
-                f"text of {len(text):,} characters is over the limit of {MAX_CHARS:,}"))
-            return fut
-        if self._proc is None:
+    def _send(self, req: _Request) -> None:
+        """Send ``req`` to the current worker (starting one if there is none). A worker that
+        dies under the write leaves ``req`` pending: its recovery sends it again."""
+        while True:
             with self._starting:
+                if self._broken is not None:
+                    req.fail(self._broken)
+                    return
                 if self._proc is None:
                     self.start()
-        assert self._proc is not None and self._proc.stdin is not None
-        rid = str(next(self._ids))
-        data = text.encode("utf-8", "replace")
-        with self._lock:
-            self._pending[rid] = fut
-        try:
-            self._proc.stdin.write(f"{rid} {len(data)}\n".encode() + data)
-            self._proc.stdin.flush()
-        except OSError as exc:
             with self._lock:
-                self._pending.pop(rid, None)
-            fut.set_exception(LanguageError(f"the CoreNLP worker is gone: {exc}"))
-        return fut
-
-    def _result(self, fut: Future[dict[str, Any]], text: str) -> Doc:
+                proc = self._proc
+                if proc is None:
+                    continue  # a restart between the two locks: wait for its worker
+                rid = str(next(self._ids))
+                self._pending[rid] = req
+                req.proc, req.sent_at = proc, time.monotonic()
+            break
+        data = req.text.encode("utf-8", "replace")
         try:
-            data = fut.result(timeout=self.timeout)
-        except FutureTimeout:
-            self._restart()  # the worker may be stuck on this text: start a fresh one
-            raise LanguageError(f"CoreNLP took over {self.timeout:.0f}s on a text of "
-                                f"{len(text):,} characters") from None
+            assert proc.stdin is not None
+            proc.stdin.write(f"{rid} {len(data)}\n".encode() + data)
+            proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # a dead worker (broken pipe) or one closed meanwhile: see the docstring
+
+    def _submit(self, text: str) -> _Request:
+        req = _Request(text)
+        refused = screen(text)
+        if refused is not None:
+            req.fail(LanguageError(refused))
+        else:
+            self._send(req)
+        return req
+
+    def _result(self, req: _Request) -> Doc:
+        limit = self.timeout if self.timeout is not None else text_timeout(req.text)
+        waiting_since = time.monotonic()
+        while True:
+            try:
+                data = req.future.result(timeout=min(limit, _POLL_S))
+                break
+            except FutureTimeout:
+                with self._lock:
+                    sent_at, proc = req.sent_at, req.proc
+                if sent_at is None or time.monotonic() - max(sent_at, waiting_since) < limit:
+                    continue
+            # The worker may be stuck on this text: it fails, the others go to a fresh one.
+            reason = LanguageError(f"CoreNLP took over {limit:.0f}s on a text of "
+                                   f"{len(req.text):,} characters")
+            if proc is not None and not self._recover(proc, culprit=req, reason=reason) \
+                    and req.sent_at != sent_at:
+                continue  # its worker died meanwhile and it was sent again: a new clock
+            req.fail(reason)
+            data = req.future.result()  # the reason -- or the reply, had it just come
+            break
         if "error" in data:
             raise LanguageError(f"CoreNLP failed on a text: {data['error'][:300]}")
-        return parse_doc(text, data)
+        skipped = data.get("skipped") or []
+        if skipped:
+            with self._lock:
+                self.skipped_sentences += len(skipped)
+        return parse_doc(req.text, data)
 
     # -- API -----------------------------------------------------------------------------
     def annotate(self, text: str) -> Doc:
-        """One text, parsed. Raises ``LanguageError`` for a text the library cannot read."""
-        return self._result(self._submit(text), text)
+        """One text, parsed. Raises ``LanguageError`` for a text the library cannot read
+        (``WorkerError`` where the worker broke instead)."""
+        return self._result(self._submit(text))
 
     def annotate_many(self, texts: Iterable[str]) -> Iterator[Doc | LanguageError]:
         """Each text's parse, in input order, or the ``LanguageError`` for that text (the
         rest go on). At most ``2 × threads`` texts are in flight at once."""
-        window: list[tuple[str, Future[dict[str, Any]]]] = []
+        window: list[_Request] = []
         for text in texts:
-            window.append((text, self._submit(text)))
+            window.append(self._submit(text))
             if len(window) >= 2 * self.threads:
-                yield self._settle(*window.pop(0))
+                yield self._settle(window.pop(0))
         while window:
-            yield self._settle(*window.pop(0))
+            yield self._settle(window.pop(0))
 
-    def _settle(self, text: str, fut: Future[dict[str, Any]]) -> Doc | LanguageError:
+    def _settle(self, req: _Request) -> Doc | LanguageError:
         try:
-            return self._result(fut, text)
+            return self._result(req)
         except LanguageError as exc:
             return exc
+
+
+#: How often a reader waiting for a text looks whether its clock ran out.
+_POLL_S = 1.0
+
+
+def _stop(proc: subprocess.Popen[bytes], *, gently: bool = False) -> None:
+    """End a worker process and close its streams (their reader threads then end).
+    ``gently``: close its input and let it finish what it holds first (10 s at most)."""
+    try:
+        if gently and proc.stdin:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        pass
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream:
+            # closing a broken pipe with unflushed bytes raises: the process is gone anyway
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 def _readline_until(proc: subprocess.Popen[bytes], deadline: float) -> bytes:

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dwqa_graph.errors import LanguageError
+from dwqa_graph.errors import LanguageError, WorkerError
 from dwqa_graph.facts.extract import RULES_VERSION, Passage, read_facts
 from dwqa_graph.facts.extractor import MAX_VERSION_CHARS, FactExtractor, Reading, Unread
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver
 from dwqa_graph.language.corenlp import MAX_CHARS, VERSION, CoreNLP
-from dwqa_graph.language.doc import Sentence
+from dwqa_graph.language.doc import Doc, Sentence
 from dwqa_graph.registry import FACT_EXTRACTORS
 
 #: Where a lost space glued two sentences: "film.It" (two lowercase letters, a full stop, a
@@ -65,24 +66,45 @@ def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list
     return out
 
 
-def read_versions(nlp: CoreNLP, versions: list[dict[str, Any]], extractor: str,
+def read_versions(nlp: CoreNLP, versions: Iterable[dict[str, Any]], extractor: str,
                   ) -> Iterator[tuple[dict[str, Any], Reading | LanguageError]]:
     """Each version with what was read from it (or the LanguageError that kept the library
-    from reading it) and the number of tokens read. The passages of all the versions are
-    pipelined through the worker's threads together: one at a time would leave threads idle."""
-    parts = [(v, p) for v in versions for p in passages(v["id"], v["text"] or "")]
-    docs = nlp.annotate_many(p.text for _, p in parts)
-    by_version: dict[str, list[tuple[Passage, Any]]] = {}
-    for (v, p), doc in zip(parts, docs, strict=True):
-        by_version.setdefault(v["id"], []).append((p, doc))
-    for v in versions:
-        read = by_version.get(v["id"], [])
-        error = next((d for _, d in read if isinstance(d, LanguageError)), None)
-        if error is not None:
-            yield v, error
-            continue
-        parsed = [(p, doc.sentences) for p, doc in read]
-        yield v, _read(v, parsed, extractor)
+    from reading it; a ``WorkerError`` before one about the text), each as soon as its last
+    passage is read. The passages of consecutive versions are pipelined through the worker's
+    threads together: one at a time would leave threads idle."""
+    # (version, passage or None for a version with none, last of its version), in the
+    # order the passages are sent: the parses come back in that order.
+    sent: deque[tuple[dict[str, Any], Passage | None, bool]] = deque()
+
+    def texts() -> Iterator[str]:
+        for v in versions:
+            parts = passages(v["id"], v["text"] or "")
+            if not parts:
+                sent.append((v, None, True))
+            for i, p in enumerate(parts):
+                sent.append((v, p, i == len(parts) - 1))
+                yield p.text
+
+    read: list[tuple[Passage, Doc | LanguageError]] = []
+
+    def done(v: dict[str, Any]) -> tuple[dict[str, Any], Reading | LanguageError]:
+        errors = [d for _, d in read if isinstance(d, LanguageError)]
+        parsed = [(p, d.sentences) for p, d in read if not isinstance(d, LanguageError)]
+        read.clear()
+        if errors:
+            return v, next((e for e in errors if isinstance(e, WorkerError)), errors[0])
+        return v, _read(v, parsed, extractor)
+
+    for doc in nlp.annotate_many(texts()):
+        while sent[0][1] is None:  # versions without a passage, sent before this one
+            yield done(sent.popleft()[0])
+        v, p, last = sent.popleft()
+        assert p is not None
+        read.append((p, doc))
+        if last:
+            yield done(v)
+    while sent:
+        yield done(sent.popleft()[0])
 
 
 def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
@@ -109,15 +131,27 @@ class CoreNLPExtractor(FactExtractor):
         super().__init__()
         self._own = nlp is None
         self.nlp = nlp or CoreNLP()
+        self._since = (self.nlp.skipped_sentences, self.nlp.restarts)
 
     @property
     def key(self) -> str:
         return offline_extractor_id()
 
-    def read(self, versions: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
-                                                                    Reading | Unread]]:
+    def read(self, versions: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
+                                                                        Reading | Unread]]:
         for v, found in read_versions(self.nlp, versions, self.key):
-            yield v, Unread(str(found)) if isinstance(found, LanguageError) else found
+            if isinstance(found, LanguageError):
+                yield v, Unread(str(found), broken=isinstance(found, WorkerError))
+            else:
+                yield v, found
+
+    @property
+    def broken(self) -> str | None:
+        return str(self.nlp.broken) if self.nlp.broken is not None else None
+
+    def counts(self) -> dict[str, int]:
+        return {"sentences_skipped": self.nlp.skipped_sentences - self._since[0],
+                "worker_restarts": self.nlp.restarts - self._since[1]}
 
     def close(self) -> None:
         if self._own:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel, ValidationError, field_validator
@@ -167,8 +167,19 @@ class LLMExtractor(FactExtractor):
     def key(self) -> str:
         return self._key
 
-    def read(self, versions: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
-                                                                    Reading | Unread]]:
+    def read(self, versions: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
+                                                                        Reading | Unread]]:
+        batch: list[dict[str, Any]] = []
+        for v in versions:
+            batch.append(v)
+            if len(batch) == self.page_size:
+                yield from self._read_batch(batch)
+                batch = []
+        if batch:
+            yield from self._read_batch(batch)
+
+    def _read_batch(self, versions: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any],
+                                                                            Reading | Unread]]:
         async def read_all() -> list[list[Fact] | None]:
             return list(await asyncio.gather(
                 *(read_version_llm(self.llm, v, self.key, self.rejected) for v in versions)))

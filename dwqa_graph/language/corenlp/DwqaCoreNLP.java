@@ -10,9 +10,14 @@
 //   tokens [word, lemma, pos, ner, normalizedNER, begin, end] (character offsets in the text),
 //   deps [relation, governor, dependent] (enhanced++ dependencies, 1-based token indexes, 0 =
 //   root) and mentions [tokenBegin, tokenEnd, ner, normalizedNER or timex value].
+// A sentence of more than --max-sentence-tokens tokens is not tagged or parsed: the reply
+// lists it under "skipped" as [begin, end, tokens] (character offsets) instead. Tagging and
+// parsing cost grows with sentence length (SUTime's patterns and the parser's memory most),
+// and a "sentence" that long is a table, a list or garbage, never prose.
 //
 // Run: java -cp <classpath> DwqaCoreNLP.java --threads 2 --annotators tokenize,ssplit,...
-//      [--prop key=value ...]   (the pipeline's properties: dwqa_graph/language/corenlp.py)
+//      [--max-sentence-tokens N] [--prop key=value ...]
+//      (the pipeline's properties and bounds: dwqa_graph/language/corenlp.py)
 
 import edu.stanford.nlp.ling.CoreAnnotations;
 import edu.stanford.nlp.ling.CoreLabel;
@@ -33,6 +38,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
@@ -41,6 +47,9 @@ import java.util.concurrent.Semaphore;
 
 public class DwqaCoreNLP {
     static PrintStream out;
+    static int maxSentenceTokens = Integer.MAX_VALUE;
+    // tokenize and ssplit alone: where the sentences are, before any costly annotator runs
+    static StanfordCoreNLP splitter;
 
     public static void main(String[] args) throws Exception {
         int threads = 2;
@@ -48,6 +57,7 @@ public class DwqaCoreNLP {
         props.setProperty("annotators", "tokenize,ssplit,pos,lemma,ner,depparse");
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (args[i].equals("--threads")) threads = Integer.parseInt(args[i + 1]);
+            else if (args[i].equals("--max-sentence-tokens")) maxSentenceTokens = Integer.parseInt(args[i + 1]);
             else if (args[i].equals("--annotators")) props.setProperty("annotators", args[i + 1]);
             else if (args[i].equals("--prop")) {  // key=value, set by the Python side
                 int eq = args[i + 1].indexOf('=');
@@ -58,6 +68,10 @@ public class DwqaCoreNLP {
         out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
         StanfordCoreNLP pipeline = new StanfordCoreNLP(props);
+        Properties split = new Properties();
+        split.putAll(props);
+        split.setProperty("annotators", "tokenize,ssplit");
+        splitter = new StanfordCoreNLP(split);
         pipeline.process("Warm up on 1 January 2000 in Paris.");
         synchronized (out) { out.print("ready\n"); out.flush(); }
 
@@ -107,9 +121,25 @@ public class DwqaCoreNLP {
     }
 
     static String annotate(StanfordCoreNLP pipeline, String text) {
-        Annotation doc = new Annotation(text);
+        // Sentences over the limit are blanked out (every character but a line break becomes a
+        // space, so all offsets stay those of the text) and the rest is annotated on its own.
+        Annotation split = new Annotation(text);
+        splitter.annotate(split);
+        StringBuilder skipped = new StringBuilder();
+        char[] kept = null;
+        for (CoreMap sent : split.get(CoreAnnotations.SentencesAnnotation.class)) {
+            List<CoreLabel> tokens = sent.get(CoreAnnotations.TokensAnnotation.class);
+            if (tokens.size() <= maxSentenceTokens) continue;
+            int begin = tokens.get(0).beginPosition(), end = tokens.get(tokens.size() - 1).endPosition();
+            if (kept == null) kept = text.toCharArray();
+            for (int c = begin; c < end; c++) if (kept[c] != '\n' && kept[c] != '\r') kept[c] = ' ';
+            if (skipped.length() > 0) skipped.append(',');
+            skipped.append('[').append(begin).append(',').append(end).append(',')
+                   .append(tokens.size()).append(']');
+        }
+        Annotation doc = new Annotation(kept == null ? text : new String(kept));
         pipeline.annotate(doc);
-        StringBuilder sb = new StringBuilder("{\"sentences\":[");
+        StringBuilder sb = new StringBuilder("{\"skipped\":[").append(skipped).append("],\"sentences\":[");
         List<CoreMap> sentences = doc.get(CoreAnnotations.SentencesAnnotation.class);
         for (int s = 0; s < sentences.size(); s++) {
             CoreMap sent = sentences.get(s);

@@ -20,6 +20,7 @@ from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.llm import LLM, make_llm
 from dwqa_graph.registry import FACT_EXTRACTORS
+from dwqa_graph.rounds.forms import form_params
 
 from .replay_llm import replay
 
@@ -135,5 +136,20 @@ def test_the_registry_names_both_and_refuses_others() -> None:
         make_extractor("llm")
 
 
+def named_relations(value: object) -> set[str]:
+    """Every string in a form's query parameters (relation lists, pairs of relations)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(named_relations(v) for v in value.values()))
+    if isinstance(value, (list, tuple)):
+        return set().union(*(named_relations(v) for v in value))
+    return set()
+
+
 def test_the_schema_is_the_relation_vocabulary() -> None:
     assert set(Relation.__args__) == set(SCHEMA)  # type: ignore[attr-defined]
+    # every relation a question form takes is one of the schema's
+    named = named_relations(form_params())
+    assert named and named <= set(SCHEMA), named - set(SCHEMA)
+    assert not named_relations({"bridge": {"first": ["directed_by", "sank"]}}) <= set(SCHEMA)

@@ -8,7 +8,9 @@ Neo4j. Three
 rounds with fixed seeds (a first round, a fresh round after it, a disjoint round with a cap
 per fact) are exported, and each export's sha256 is compared with
 ``tests/data/round_exports.json``, recorded by the code as it was before the question forms
-became one module each: a change that alters what a round draws, words, checks or stores
+became one module each (the hashes were re-pinned once, when the provenance's equal ``claim``
+and ``span`` fields became one ``evidence`` field; with that rename undone, the new exports
+hash to the old values): a change that alters what a round draws, words, checks or stores
 alters a hash. The fixture also lists each round's items, to show what changed.
 
 Set ``DWQA_RECORD_EXPORTS=1`` to write the fixture afresh (only for a deliberate change, with

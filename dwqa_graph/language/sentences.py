@@ -18,11 +18,22 @@ from dwqa_graph.language.lexicon import ABBREVIATIONS
 
 _LINE = re.compile(r"[^\n]+")
 _END = re.compile(r"[.!?][\"'”’)\]]*\s+")
+#: Where a lost space glued two sentences: "film.It" (two lowercase letters, a full stop, a
+#: capitalised word; initials such as "John G.Blystone" are left alone). Common in the
+#: paragraph datasets; a parser reads such a pair as one sentence and gives the first verb the
+#: second one's objects.
+GLUED = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
 
 
-def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+def sentence_spans(text: str, *, glued: bool = False) -> Iterator[tuple[int, int]]:
     """(start, end) of each sentence of ``text``, in order; ``text[start:end]`` has no
-    trailing white space."""
+    trailing white space. ``glued``: also cut where a lost space glued two sentences
+    (``GLUED``)."""
+    if glued:
+        for a, b in sentence_spans(text):
+            cuts = [a] + [m.start() for m in GLUED.finditer(text, a, b)] + [b]
+            yield from zip(cuts, cuts[1:], strict=False)
+        return
     for line in _LINE.finditer(text):
         start = line.start()
         for m in _END.finditer(line.group(0)):
@@ -39,6 +50,6 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
             yield start, line.end()
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences(text: str, *, glued: bool = False) -> list[str]:
     """The sentences of ``text`` as strings, stripped."""
-    return [s for a, b in sentence_spans(text) if (s := text[a:b].strip())]
+    return [s for a, b in sentence_spans(text, glued=glued) if (s := text[a:b].strip())]

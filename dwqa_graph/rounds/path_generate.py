@@ -38,6 +38,7 @@ from pydantic import BaseModel
 
 from dwqa_graph.facts.models import RELATIONS
 from dwqa_graph.graph.store import Store
+from dwqa_graph.language.sentences import split_sentences
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
@@ -219,9 +220,10 @@ def _has(text: str, name: str) -> bool:
 
 
 def _page_sentences(path: Path, texts: dict[str, str]) -> list[str]:
-    """The sentences of the pages the path's facts were read from. A plain split at
-    sentence-final punctuation: it screens for a span that answers alone, it reads nothing
-    (a sentence cut too short only misses a shortcut the facts' own spans still catch)."""
+    """The sentences of the pages the path's facts were read from (``language.sentences``,
+    glued sentences cut apart): the screen for a span that answers alone reads nothing of
+    them (a sentence cut too short only misses a shortcut the facts' own spans still
+    catch)."""
     out: list[str] = []
     for v in dict.fromkeys(f.version_id for f in path.facts):
         out += _sentences(texts.get(v, ""))
@@ -230,12 +232,7 @@ def _page_sentences(path: Path, texts: dict[str, str]) -> list[str]:
 
 @functools.lru_cache(maxsize=256)
 def _sentences(text: str) -> tuple[str, ...]:
-    return tuple(x for line in text.splitlines() for x in _SENTENCE_END.split(line)
-                 if x.strip())
-
-
-# also where extraction glued two sentences ("a possible transfer.Manchester United ...")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[a-z)][.!?])(?=[A-Z])")
+    return tuple(split_sentences(text, glued=True))
 
 
 def _names_all(text: str, names: list[str]) -> bool:

@@ -10,7 +10,6 @@ whose span holds their sentence where the claims stage kept it. A new rules vers
 from __future__ import annotations
 
 import bisect
-import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -22,12 +21,8 @@ from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver
 from dwqa_graph.language.corenlp import MAX_CHARS, VERSION, CoreNLP
 from dwqa_graph.language.doc import Doc, Sentence
+from dwqa_graph.language.sentences import GLUED
 from dwqa_graph.registry import FACT_EXTRACTORS
-
-#: Where a lost space glued two sentences: "film.It" (two lowercase letters, a full stop, a
-#: capitalised word; initials such as "John G.Blystone" are left alone).
-_GLUE = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
-
 
 
 def offline_extractor_id() -> str:
@@ -57,7 +52,7 @@ def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list
         # Sentences run together by a lost space ("a 1969 film.It was directed by ...", common
         # in the paragraph datasets) are cut apart here: the library would read them as one
         # sentence and give the first verb the second one's objects.
-        cuts = [start] + [start + m.start() for m in _GLUE.finditer(text, start, stop)] \
+        cuts = [start] + [start + m.start() for m in GLUED.finditer(text, start, stop)] \
             + [stop]
         for a, b in zip(cuts, cuts[1:], strict=False):
             if text[a:b].strip():

@@ -14,8 +14,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import MAX_TRANSCRIPT_CHARS, ingest
 from dwqa_graph.ingest.synthetic import write_logs
 
-from .conftest import good_record as good
-from .conftest import graph_fingerprint
+from .conftest import good_record as good, graph_fingerprint
 
 
 def test_every_kind_of_bad_record(store: Store, tmp_path: Path) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dwqa_graph.evaluation.agents import decompose as decompose_mod
-from dwqa_graph.evaluation.agents import make_agent
+from dwqa_graph.evaluation.agents import decompose as decompose_mod, make_agent
 from dwqa_graph.evaluation.agents.baseline import GraphPages
 from dwqa_graph.evaluation.agents.decompose import DecomposeAgent
 from dwqa_graph.graph.store import Store

@@ -27,10 +27,8 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.llm import LLM, OpenAICompatChat
-from dwqa_graph.rounds import path_generate as path_gen_mod
-from dwqa_graph.rounds import paths as paths_mod
-from dwqa_graph.rounds.forms import FORMS
-from dwqa_graph.rounds.forms import bridge as bridge_form
+from dwqa_graph.rounds import path_generate as path_gen_mod, paths as paths_mod
+from dwqa_graph.rounds.forms import FORMS, bridge as bridge_form
 from dwqa_graph.rounds.forms.base import whole_years
 from dwqa_graph.rounds.forms.temporal import pronoun, recurring, short_name
 from dwqa_graph.rounds.path_generate import (
@@ -40,8 +38,7 @@ from dwqa_graph.rounds.path_generate import (
     path_problems,
     set_quality,
 )
-from dwqa_graph.rounds.paths import Path as FactPath
-from dwqa_graph.rounds.paths import PathFact, PathGraph, draw, load_path_graphs
+from dwqa_graph.rounds.paths import Path as FactPath, PathFact, PathGraph, draw, load_path_graphs
 from dwqa_graph.rounds.render import Unworded, render
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig

@@ -26,8 +26,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import MAX_SENTENCE_TOKENS, CoreNLP, screen
 from dwqa_graph.web.extract import extract
 
-from .conftest import FACT_PAGES as PAGES
-from .conftest import ingest_pages
+from .conftest import FACT_PAGES as PAGES, ingest_pages
 from .paths import EXAMPLES
 
 #: The hostile pages of the report: 39,000 random Latin-1 characters, bracket nests, and a

@@ -16,8 +16,7 @@ from dwqa_graph.graph.store import Store, WritePlan, WriteStats
 from dwqa_graph.ingest.logs import MAX_RECORD_BYTES, ingest
 from dwqa_graph.ingest.reader import BOM, MAX_DEPTH, Problem, parse_record
 
-from .conftest import good_record as good
-from .conftest import graph_fingerprint
+from .conftest import good_record as good, graph_fingerprint
 
 BIG_SNIPPET_MB = 300
 

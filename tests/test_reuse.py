@@ -21,8 +21,7 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.rounds.forms import computed_from
 from dwqa_graph.rounds.generate import theta_hash
 from dwqa_graph.rounds.path_generate import PathGenerator, _draw
-from dwqa_graph.rounds.paths import Path as FactPath
-from dwqa_graph.rounds.paths import PathFact, PathGraph
+from dwqa_graph.rounds.paths import Path as FactPath, PathFact, PathGraph
 from dwqa_graph.rounds.round import export_round, export_rows, new_round, previous_facts
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
 

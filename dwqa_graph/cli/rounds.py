@@ -18,8 +18,7 @@ from dwqa_graph.cli.common import (
     open_store,
     registry_option,
 )
-from dwqa_graph.cli.web import _options as fetch_options_of
-from dwqa_graph.cli.web import fetch_options
+from dwqa_graph.cli.web import _options as fetch_options_of, fetch_options
 from dwqa_graph.config import Settings
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.generate import make_generator

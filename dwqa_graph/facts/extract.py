@@ -25,6 +25,15 @@ from dataclasses import dataclass
 from dwqa_graph.facts.models import EntityRef, Fact, Relation, allows
 from dwqa_graph.facts.resolve import WORK_NOUNS, PageResolver, Span, entity_ref
 from dwqa_graph.language.doc import Mention, Sentence
+from dwqa_graph.language.lexicon import (
+    HOLDING_VERBS as _HELD,
+    IRREALIS_VERBS as _IRREALIS,
+    LIGHT_VERBS as _LIGHT,
+    MODAL_VERBS as _MODAL,
+    NEGATIONS as _NEGATION,
+    SPEECH_VERBS as _SAYING,
+    TELLING_VERBS as _TELLING,
+)
 from dwqa_graph.language.values import DateValue, date_value, quantity_value
 from dwqa_graph.models import stable_id
 
@@ -44,12 +53,6 @@ _LOCATE = {"locate", "situate", "headquarter", "base"}
 _JOIN = {"join"}
 _WIN = {"win"}
 _MARRY = {"marry", "wed"}
-_MODAL = {"will", "would", "may", "might", "could", "should", "can", "must", "shall", "ca"}
-_NEGATION = {"not", "never", "n't", "no"}
-# A verb that is the complement of one of these did not (yet) happen.
-_IRREALIS = {"plan", "expect", "hope", "want", "propose", "intend", "seek", "aim", "try",
-             "attempt", "fail", "refuse", "decline", "threaten", "schedule", "set",
-             "wish", "consider", "vote", "announce", "promise", "agree", "need", "have"}
 _CONDITION = {"if", "unless", "whether", "although", "though"}
 # Nouns a number measures that are times, not quantities ("in 20 years", "3 days").
 _TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time", "decade",
@@ -62,34 +65,6 @@ _BY_RELS = ("obl:agent", "obl:by", "nmod:agent", "nmod:by")
 # What may stand between a noun and the participle that modifies it ("a film, first
 # released", "a film written and directed by").
 _BETWEEN = {",", "RB", "CC", "VBN", "``", "''", "-LRB-", "-RRB-", "JJ"}
-# Verbs whose object's number is an amount the subject has: holds, is made of, measures,
-# earns or sells ("employs 127,855 people", "raised $1.2 billion", "sold 10 million
-# copies"). A list of the verbs that hold, not of those that do not: a number on any other
-# verb is no amount the subject has -- a threshold ("scored 10 points or more in 1,000
-# consecutive games"), a milestone ("reach 60 and 70 million likes"), a payment ("paying
-# Armstrong $7.5 million"), a part ("included 50 people"), a change ("cut 18,000 jobs"), a
-# count somebody recorded or announced.
-_HELD = {"have", "own", "employ", "operate", "comprise", "compose", "make up", "constitute",
-         "contain", "house", "hold", "weigh", "measure", "stretch", "span", "cover", "number",
-         "total", "gross", "earn", "net", "raise", "sell", "average", "attract", "serve",
-         "enrol", "enroll", "boast", "keep", "retain", "receive"}
-# Verbs whose complement is somebody's claim, not the page's ("Although Musk said he earned
-# the degrees in 1995, UPenn maintains ... 1997").
-_SAYING = {"say", "claim", "allege", "assert", "insist", "argue", "believe", "think",
-           "suggest", "maintain", "contend", "speculate", "deny", "dispute", "doubt",
-           "suppose", "suspect", "rumor", "rumour", "testify"}
-# Verbs too light to name an event on their own ("was going for a win", "had relatives").
-_LIGHT = {"be", "have", "go", "do", "get", "seem", "remain", "continue", "say", "tell",
-          "include", "begin", "start", "use", "take", "give", "come", "decide", "try",
-          # a reference's own dates ("George Eliot Archived 18 June 2021 at the Wayback
-          # Machine")
-          "archive", "retrieve", "access"}
-# Verbs of telling whose event is what was told ("he informed Ernest Jones[, telling him
-# that the growth had been removed]": the phrase "informed Ernest Jones" tells a reader
-# nothing they can find). Without a complement of their own, or "of"/"about" on their
-# object, they name no event.
-_TELLING = {"inform", "notify", "advise", "warn", "assure", "reassure", "remind", "alert",
-            "brief", "persuade", "convince", "urge", "ask", "instruct", "order", "request"}
 
 
 @dataclass

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, EntityType
 from dwqa_graph.language.doc import Sentence, Token
-from dwqa_graph.language.lexicon import legal_form_pattern
+from dwqa_graph.language.lexicon import REPORTING_VERBS as _REPORTED, legal_form_pattern
 from dwqa_graph.models import stable_id
 
 #: Fine-grained NER tag -> coarse type; tags not listed are not entities.
@@ -541,10 +541,6 @@ def fragment(sent: Sentence, first: int, last: int) -> bool:
     return False
 
 
-#: Verbs whose passive with "it" is impersonal ("it was reported that ...").
-_REPORTED = {"report", "say", "announce", "reveal", "claim", "allege", "believe", "estimate",
-             "expect", "know", "rumor", "rumour", "suggest", "think", "understand", "confirm",
-             "disclose", "state", "note"}
 
 
 def _nickname_next_to(sent: Sentence, first: int, last: int) -> bool:

@@ -36,8 +36,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future, TimeoutError as FutureTimeout
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any

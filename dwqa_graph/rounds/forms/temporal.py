@@ -10,7 +10,11 @@ from typing import Any
 
 from lemminflect import getInflection
 
-from dwqa_graph.language.lexicon import NAME_PARTICLES, legal_form_pattern
+from dwqa_graph.language.lexicon import (
+    NAME_PARTICLES,
+    REPEATED_ACTIVITY_VERBS as _RECURRING,
+    legal_form_pattern,
+)
 from dwqa_graph.rounds.checks import copied_run
 from dwqa_graph.rounds.forms.base import (
     FormBase,
@@ -136,21 +140,6 @@ def _as_itself(f: PathFact) -> bool:
     return any(w.lower() in names for w in re.findall(r"\bas ([A-Z][\w'-]+)", f.phrase or ""))
 
 
-#: Verbs (lemmas) of what a subject does again and again: a visit, a meeting, a talk, an
-#: appearance, a performance, a game. A page dates one occasion ("In August 2016, Biden
-#: visited Serbia, where he met ... Vucic"), the phrase keeps the verb and its object
-#: ("visited Serbia"), and the question then names an event that happened more than once:
-#: reviewers rejected "... did he visit Serbia?" (he was there in 2009 too) and "... did
-#: Charles III speak to the BBC about the environment?" (many interviews). Aspect is not in
-#: the parse; these are the classes of verbs of repeated activity (Vendler's activities) the
-#: facts' events use, with a voyage and an illness caught: "the year she sailed to New York"
-#: (Millvina Dean also sailed for it aboard the Titanic), "contracting COVID-19" (Charles
-#: III had it in 2020 and 2022), "did he return to the U.S.?" (Presley came back from more
-#: than one trip abroad).
-_RECURRING = frozenset({"visit", "meet", "speak", "talk", "travel", "tour", "appear",
-                        "perform", "attend", "play", "participate", "compete", "testify",
-                        "address", "interview", "criticize", "criticise", "praise", "host",
-                        "sail", "fly", "voyage", "return", "contract", "catch", "test"})
 #: Words by which a phrase names one occasion of them: "made his debut", "first met",
 #: "his 100th appearance", "its final performance".
 _ONE_OCCASION = re.compile(

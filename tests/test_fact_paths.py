@@ -179,7 +179,7 @@ def test_refacting_keeps_an_items_facts(store: Store, nlp: CoreNLP, tmp_path: Pa
     build_facts(store, nlp, tmp_path, PATH_PAGES)
     report = new_round(store, seed=3, generator=PathGenerator())
     before = export_rows(store, report.round)
-    monkeypatch.setattr("dwqa_graph.facts.stage.RULES_VERSION", "test-next")
+    monkeypatch.setattr("dwqa_graph.facts.extractors.corenlp.RULES_VERSION", "test-next")
     monkeypatch.setattr("dwqa_graph.facts.extract.RULES_VERSION", "test-next")
     extract_facts(store, nlp=nlp)
     assert export_rows(store, report.round) == before

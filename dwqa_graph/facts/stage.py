@@ -1,10 +1,11 @@
 """Stage 4 — facts: typed facts and resolved entities for every DocumentVersion.
 
 One loop for every extractor (``extractor.py``; built-ins in ``extractors/``): the versions
-this extractor (at its version) has not read, a page at a time -> ``read`` -> the write plan
--> one transaction per page. A version's facts are written together with the mark that says
-which extractor read them: a killed run leaves no half-written version, and a re-run skips
-what is done. A new extractor version replaces the older facts of its family.
+this extractor (at its version) has not read, streamed a page at a time -> ``read`` -> the
+write plan -> one transaction per version, as soon as it is read. A version's facts are
+written together with the mark that says which extractor read them: a stalled or killed run
+loses only the versions in flight and leaves no half-written one, and a re-run skips what is
+done. A new extractor version replaces the older facts of its family.
 """
 
 from __future__ import annotations

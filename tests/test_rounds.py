@@ -53,7 +53,7 @@ def test_round_reproducible_exported_frozen(films: Store, tmp_path: Path) -> Non
     row = json.loads(out[1].read_text().splitlines()[0])
     assert {"question", "answer", "pattern", "hops", "round", "seed", "theta_hash",
             "provenance"} <= row.keys()
-    assert {"fact_id", "span", "start", "end", "url", "fetched_at"} <= \
+    assert {"fact_id", "evidence", "start", "end", "url", "fetched_at"} <= \
         row["provenance"][0].keys()
     # Frozen: never modified, not even by regenerating the same round number.
     freeze_round(store, 1)

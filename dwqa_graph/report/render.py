@@ -9,6 +9,8 @@ and writes into one directory::
     leaktest.png        static vs dynamic leak gain per Leak&Test run, per-round gaps, ε
     collisions.png      pool sizes K; the collision bound per number of rounds vs observed
     contamination.png   flagged / total per dataset, one bar per kind
+    verification.png    per round, its items' statuses at each ``round verify`` run (drawn
+                        only when a round was verified; in ``plots``, not in ``skipped``)
 
 A plot whose data is empty is not drawn (an old PNG of that name is removed) and its section
 says "no data yet"; :attr:`ReportFiles.skipped` names those sections.
@@ -43,10 +45,11 @@ from dwqa_graph.report.models import (
     ReportData,
     ReportFiles,
     RoundQuality,
+    VerifyRow,
 )
 from dwqa_graph.rounds.collisions import collision_bound
 
-__all__ = ["DPI", "PLOT_FILES", "PLOT_SIZES", "render_report"]
+__all__ = ["DPI", "PLOT_FILES", "PLOT_SIZES", "VERIFY_PLOT", "render_report"]
 
 #: Section name -> PNG file name, in page order.
 PLOT_FILES: dict[str, str] = {
@@ -61,7 +64,14 @@ PLOT_SIZES: dict[str, tuple[float, float]] = {
     "leaktests": (10.0, 5.5),
     "collisions": (11.0, 4.5),
     "contamination": (10.0, 5.0),
+    "verification": (10.0, 4.0),
 }
+#: The verification section's plot (not a PLOT_FILES section: it sits in a table section).
+VERIFY_PLOT = "verification.png"
+MAX_VERIFY_ROUNDS = 8  # newest verified rounds plotted (the table lists every run)
+#: The statuses of a verified item, in plot order, with their colours.
+VERIFY_STATUSES = (("holds", "#2ca02c"), ("changed", "#ff7f0e"),
+                   ("unsupported", "#d62728"), ("unreachable", "#7f7f7f"))
 DPI = 100
 MAX_LEGEND = 24  # legend entries before "… and N more" (the tables list everything)
 MAX_GRAPH_ROWS = 50  # per-graph collision rows in the HTML (report.json keeps all)
@@ -780,18 +790,62 @@ def _quality_html(data: ReportData) -> str:
     return out
 
 
-def _verification_html(data: ReportData) -> str:
+def _verify_runs(data: ReportData) -> list[tuple[int, int, VerifyRow]]:
+    """(round, its run's number from 1, the run), rounds in order, each oldest run first."""
+    seen: dict[int, int] = {}
+    out = []
+    for v in sorted(data.verification, key=lambda v: (v.round, v.checked_at)):
+        seen[v.round] = seen.get(v.round, 0) + 1
+        out.append((v.round, seen[v.round], v))
+    return out
+
+
+def _verification_html(data: ReportData, drawn: bool) -> str:
     if not data.verification:
         return (f'<p class="nodata">{_e(NONE_YET)}: no round verified '
                 "(<code>dwqa round verify T</code>).</p>")
-    rows = [(v.round, v.checked_at, v.items, v.holds, v.changed, v.unsupported,
-             v.unreachable) for v in data.verification]
+    rows = [(t, n, v.checked_at, v.items, v.holds, v.changed, v.unsupported, v.unreachable)
+            for t, n, v in _verify_runs(data)]
+    img = (f'<p><img src="{_e(VERIFY_PLOT)}" alt="Items over time plot"></p>' if drawn
+           else "")
     return ('<p class="explain">Each run of <code>dwqa round verify</code> re-fetched the '
             "pages of a round's items and re-checked each against them: its answer holds, "
             "changed (evaluation then scores against the new one), lost support (a fact's "
-            "sentence is gone; left out of evaluation) or its page could not be fetched.</p>"
-            + _table(["round t", "checked at", "items", "hold", "changed", "unsupported",
-                      "unreachable"], rows))
+            "sentence is gone; left out of evaluation) or its page could not be fetched. "
+            "One row per run, each round's runs in time order: how its items fared as the "
+            "web moved on.</p>" + img
+            + _table(["round t", "run", "checked at", "items", "hold", "changed",
+                      "unsupported", "unreachable"], rows))
+
+
+def _plot_verification(data: ReportData, path: Path) -> None:
+    """Per round (the newest ``MAX_VERIFY_ROUNDS``), one stacked bar per verify run: the
+    share of its items that hold, changed, lost support or were unreachable."""
+    runs = _verify_runs(data)
+    shown = sorted({t for t, _, _ in runs})[-MAX_VERIFY_ROUNDS:]
+    runs = [r for r in runs if r[0] in shown]
+    fig = _new_figure("verification")
+    ax = fig.add_subplot()
+    xs, labels = [], []
+    x = 0.0
+    for i, (t, n, _) in enumerate(runs):
+        if i and runs[i - 1][0] != t:
+            x += 0.6  # a gap between rounds
+        xs.append(x)
+        labels.append(f"t{t} #{n}")
+        x += 1.0
+    bottom = [0.0] * len(runs)
+    for status, color in VERIFY_STATUSES:
+        share = [getattr(v, status) / v.items if v.items else 0.0 for _, _, v in runs]
+        ax.bar(xs, share, bottom=bottom, color=color, width=0.8, label=status)
+        bottom = [b + s for b, s in zip(bottom, share, strict=True)]
+    ax.set_xticks(xs, labels, rotation=45 if len(runs) > 12 else 0, fontsize="small")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of the round's items")
+    ax.set_xlabel("round t, verify run #n (oldest first)")
+    ax.set_title("Items over time: each verify run's statuses per round")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    _save(fig, path)
 
 
 #: Table order of the checks: as rounds/checks.py runs them.
@@ -819,7 +873,7 @@ def _html(data: ReportData, drawn: set[str]) -> str:
     }
     extra_html = {"runs": _runs_html(data), "breakdowns": _breakdown_html(data),
                   "examples": _examples_html(data), "quality": _quality_html(data),
-                  "verification": _verification_html(data),
+                  "verification": _verification_html(data, "verification" in drawn),
                   "provenance": _provenance_html(data)}
 
     def extra(after: str) -> list[str]:
@@ -880,6 +934,12 @@ def render_report(data: ReportData, out: Path) -> ReportFiles:
         else:
             _plot_contamination(data.contamination, path)
         plots[section] = path
+    verify_png = out / VERIFY_PLOT
+    if data.verification:
+        _plot_verification(data, verify_png)
+        plots["verification"] = verify_png
+    else:
+        verify_png.unlink(missing_ok=True)
     index = out / "index.html"
     index.write_text(_html(data, set(plots)), encoding="utf-8")
     report = out / "report.json"

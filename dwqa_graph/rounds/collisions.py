@@ -16,29 +16,40 @@ because rounds *u* and *v* draw the same candidate with probability
 
 ``simulate`` checks the bound by Monte Carlo; ``observed_repeat_rate`` measures what actually
 happened in rendered rounds. Standard library + pydantic only (no numpy/scipy in this venv).
+
+The drift between two consecutive rounds (``j_consecutive``) compares their candidates by
+what their facts state (``content_key``), not by fact ids: a fact's id names its page
+version, so a page edited elsewhere would count every path on it as drifted.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import random
-from collections.abc import Hashable, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from dwqa_graph.errors import UsageError
+from dwqa_graph.graph.store import Store
+from dwqa_graph.rounds.paths import PATH_BATCH, Path, PathFact, paths_of
 
 __all__ = [
     "CollisionStats",
     "collision_bound",
     "collision_stats",
     "constant_overlap_pools",
+    "content_key",
+    "content_pools",
     "k_needed_paper",
     "k_needed_tight",
     "max_overlap",
     "observed_repeat_rate",
     "pairwise_collision_bound",
+    "shared",
     "simulate",
 ]
 
@@ -222,6 +233,37 @@ def observed_repeat_rate(draws: list[list[Hashable]]) -> float:
     if not draws:
         raise UsageError("draws is empty: no seed graphs to take a rate over")
     return sum(len(set(seq)) < len(seq) for seq in draws) / len(draws)
+
+
+# -- drift by content ---------------------------------------------------------------------
+def _fact_content(f: PathFact) -> list[Any]:
+    # what the fact states about whom, without the sentence or version it was read from: a
+    # re-read of an unchanged sentence on an edited page states the same
+    return [f.relation, f.subject_id, f.object_id, f.date, f.year, f.when, f.value, f.unit,
+            (f.phrase or "").lower() or None]
+
+
+def content_key(p: Path) -> str:
+    """A candidate's identity by content: its form, link and what each of its facts states
+    (in the form's order), the same for the same path read from another page version."""
+    return json.dumps([p.form, p.link, [_fact_content(f) for f in p.facts]])
+
+
+def content_pools(store: Store, graphs: list[dict[str, Any]],
+                  keep: Callable[[Path], bool]) -> dict[str, Counter[str]]:
+    """Per entry of ``graphs`` ([{query_id, versions}]) its candidates that ``keep`` keeps,
+    counted by ``content_key`` (a page that states a fact twice gives two candidates with
+    one key: the sum of the counts is K)."""
+    pools: dict[str, Counter[str]] = {g["query_id"]: Counter() for g in graphs}
+    for i in range(0, len(graphs), PATH_BATCH):
+        for q, paths in paths_of(store, graphs[i:i + PATH_BATCH]).items():
+            pools[q] = Counter(content_key(p) for p in paths if keep(p))
+    return pools
+
+
+def shared(a: Counter[str], b: Counter[str]) -> int:
+    """|C_a ∩ C_b| of two pools counted by content (each key as often as both have it)."""
+    return sum((a & b).values())
 
 
 # -- report ----------------------------------------------------------------------------

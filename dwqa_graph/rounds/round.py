@@ -37,7 +37,6 @@ from dwqa_graph.rounds.path_generate import (
     is_wordable,
     set_quality,
 )
-from dwqa_graph.rounds.paths import pool_sizes
 from dwqa_graph.rounds.sampling import RECENT_ROUNDS, SampleConfig
 
 WRITE_ORDER = ("rounds/create", "rounds/items", "rounds/no_item", "rounds/snapshot",
@@ -273,13 +272,14 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
                trials: int = 0, checked: bool = False) -> dict[str, Any]:
     """Per seed graph: pool size K per round, overlap J between rounds (the pool over the
     evidence both rounds share: facts are version-specific, so a path is in both pools
-    exactly when all its facts are), the observed repeat rate of the items actually
+    exactly when all its facts are), J between consecutive rounds by what their candidates'
+    facts state (``collisions.content_key``), the observed repeat rate of the items actually
     drawn, the bound t(t-1)J_max/(2K^2) and the K needed for ``delta``, tight and as printed
     in the paper. ``trials`` > 0 adds a Monte-Carlo estimate for each graph's (t, K, J).
     K counts the paths a template words; ``checked``: only those whose wording passes every
     check against its pages (``path_generate.askable``), slower and smaller -- the
     candidates a rule round can draw."""
-    from dwqa_graph.rounds.collisions import aggregate, graph_stats
+    from dwqa_graph.rounds.collisions import aggregate, content_pools, graph_stats, shared
 
     # default: rounds that were written (a claimed round whose run died holds nothing)
     listed = list_rounds(store)
@@ -305,8 +305,9 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     keys = {vs: str(n) for n, vs in enumerate(sorted(sets, key=sorted))}
     # K as a round counts it: the paths a template words (checked: that pass the checks)
     entries = [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets]
+    pools = content_pools(store, entries, keep=is_wordable)
     sizes = (checked_pool_sizes(store, entries) if checked
-             else pool_sizes(store, entries, keep=is_wordable))
+             else {q: sum(c.values()) for q, c in pools.items()})
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_facts", rounds=rounds):
         drawn.setdefault(row["query_id"], []).append(row["candidate"])
@@ -325,7 +326,10 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
                 key = (min(rep[a], rep[b]), max(rep[a], rep[b]))
                 overlaps[key] = sizes[keys[a & b]]
                 weights[key] = count[a] * count[b]
-        drift = [sizes[keys[per[a] & per[b]]]
+        # J between consecutive rounds by what the candidates state: an edit elsewhere on
+        # a page is a new version with the same facts (capped at K: checked K is smaller)
+        drift = [min(shared(pools[keys[per[a]]], pools[keys[per[b]]]),
+                     sizes[keys[per[a]]], sizes[keys[per[b]]])
                  for a, b in zip(present, present[1:], strict=False)]
         graphs[q] = graph_stats([sizes[keys[per[r]]] for r in present], overlaps, delta,
                                 drawn=drawn.get(q), trials=trials, weights=weights,

@@ -31,7 +31,7 @@ from dwqa_graph.rounds.round import (
     new_round,
     show_round,
 )
-from dwqa_graph.rounds.sampling import Reuse, SampleConfig
+from dwqa_graph.rounds.sampling import Reuse, SampleConfig, TimeSensitive
 from dwqa_graph.rounds.verify import verify_round
 
 
@@ -65,17 +65,24 @@ def _int_list(text: str | None) -> list[int] | None:
               show_default=True, metavar="SECONDS",
               help="Longest wait for round t-1 to be written by a concurrent `round new` "
                    "(its facts are what --reuse steers against).")
+@click.option("--time-sensitive", "time_sense", type=click.Choice(list(get_args(TimeSensitive))),
+              default="any", show_default=True,
+              help="Draw every path (any), only paths with a fact read from a claim about "
+                   "now -- present tense, 'currently', 'as of' (only) -- or only paths "
+                   "without one (exclude). Marks facts not marked yet with CoreNLP.")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str | None,
               dataset: str | None, round_t: int | None,
-              reuse: Reuse, max_per_fact: int | None, wait: float, as_json: bool) -> None:
+              reuse: Reuse, max_per_fact: int | None, wait: float, time_sense: TimeSensitive,
+              as_json: bool) -> None:
     """Create round t: draw, word, check and store one QA item per seed graph."""
     gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8))
     with open_store(settings) as store:
         report = new_round(store, seed=seed, generator=gen,
-                           cfg=SampleConfig(reuse=reuse, max_per_fact=max_per_fact),
+                           cfg=SampleConfig(reuse=reuse, max_per_fact=max_per_fact,
+                                            time_sensitive=time_sense),
                            dataset=dataset, t=round_t, wait=wait)
 
     def human() -> None:

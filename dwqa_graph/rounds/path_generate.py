@@ -38,6 +38,7 @@ from pydantic import BaseModel
 
 from dwqa_graph.facts.models import RELATIONS
 from dwqa_graph.graph.store import Store
+from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.language.sentences import split_sentences
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
@@ -55,6 +56,7 @@ from dwqa_graph.rounds.paths import (
 )
 from dwqa_graph.rounds.render import TEMPLATES_VERSION, Rendered, Unworded, render
 from dwqa_graph.rounds.sampling import SampleConfig, graph_seed
+from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path.
@@ -84,8 +86,11 @@ def is_path_generator(name: str | None) -> bool:
 class PathGenerator:
     """Fact paths worded by their forms' templates (``rounds/forms/``), or by ``llm``."""
 
-    def __init__(self, llm: LLM | None = None) -> None:
+    def __init__(self, llm: LLM | None = None, nlp: CoreNLP | None = None) -> None:
         self.llm = llm
+        # marks facts time-sensitive for --time-sensitive only|exclude (None: started
+        # only when a fact of a path is not marked yet)
+        self.nlp = nlp
         self.prompt = load_prompt("path_wording") if llm is not None else None
         self.name = "paths" if llm is None else f"paths-llm:{llm.id}"
 
@@ -460,6 +465,19 @@ def checked_pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, 
     return k
 
 
+def _by_time_sense(store: Store, graphs: list[PathGraph], cfg: SampleConfig,
+                   nlp: CoreNLP | None) -> list[PathGraph]:
+    """The graphs with the paths ``cfg.time_sensitive`` draws: a path is time-sensitive
+    when a fact of it is (``timesense.fact_marks``, as ``round verify`` marks items)."""
+    if cfg.time_sensitive == "any":
+        return graphs
+    marks = fact_marks(store, [(f.id, f.evidence, f.verb or None) for g in graphs
+                               for p in g.paths for f in p.facts], nlp)
+    want = cfg.time_sensitive == "only"
+    return [g.model_copy(update={"paths": [p for p in g.paths if any(
+        marks[f.id] for f in p.facts) == want]}) for g in graphs]
+
+
 class PathRound:
     """One round of the paths generator: one item per seed graph from its path pool, and
     the round's counts (rejections, attempts, pool sizes). ``run`` takes the steps in order:
@@ -508,7 +526,8 @@ class PathRound:
         """First the wordings reviewers read as questions; a graph that gets no item from
         them draws again from the paths only a last-resort frame words (each path is
         rendered once for its class, twice only where the plain frames fail)."""
-        for g in load_path_graphs(self.store, self.t, self.dataset):
+        for g in _by_time_sense(self.store, load_path_graphs(self.store, self.t, self.dataset),
+                                self.cfg, self.gen.nlp):
             kind = {p.key: "plain" if is_wordable(p, last_resort=False)
                     else "last" if is_wordable(p) else None for p in g.paths}
             self.plain[g.query_id], self.last[g.query_id] = (

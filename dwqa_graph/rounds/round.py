@@ -143,6 +143,10 @@ def new_round(store: Store, *, seed: int, generator: Generator,
     transaction that re-checks, under the round's lock, that it is unfrozen and still ours."""
     started = time.perf_counter()
     cfg = cfg or SampleConfig()
+    if cfg.time_sensitive != "any" and not is_path_generator(generator.name):
+        # only fact paths carry the facts whose sentences say what holds now
+        raise UsageError(f"--time-sensitive {cfg.time_sensitive} needs the paths generator, "
+                         f"not {generator.name!r}")
     [scope] = store.query("paths/facts_read", dataset=dataset)
     if scope["graphs"] and not scope["read"]:
         raise InputError("no typed facts in these seed graphs yet: the generator draws from "

@@ -3,18 +3,20 @@
 For seed graph i in round t the per-graph seed is r_i,t = H(round seed, graph id)
 (``graph_seed``); the draws themselves are the path generator's (``paths.draw``). The
 ``SampleConfig`` of a round holds its redraw budget and its reuse rule over the facts the
-previous round's items used.
+previous round's items used, and whether it draws time-sensitive paths.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 #: How a round treats the facts the previous round's items used (``SampleConfig.reuse``).
 Reuse = Literal["fresh", "disjoint", "avoid", "allow", "prefer"]
+#: Which paths a round draws by their time-sensitivity (``SampleConfig.time_sensitive``).
+TimeSensitive = Literal["any", "only", "exclude"]
 
 
 class SampleConfig(BaseModel):
@@ -38,6 +40,10 @@ class SampleConfig(BaseModel):
     reuse_share: float = Field(
         1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
         "(chosen per graph and round from r); the others draw as with 'allow'.")
+    time_sensitive: TimeSensitive = Field(
+        "any", description="'any' (the default) draws every path; 'only' only paths with a "
+        "fact read from a claim about now (a present-tense or 'as of' sentence, "
+        "``timesense``); 'exclude' only paths without one.")
     previous_facts: frozenset[str] = Field(
         frozenset(), exclude=True, description="Fact ids the previous round's items used "
         "(with every fact stating the same from another sentence); "
@@ -48,6 +54,16 @@ class SampleConfig(BaseModel):
         "(``Path.key``) its items were in the ``RECENT_ROUNDS`` rounds up to the previous "
         "one; a fresh round draws them last. Set by ``new_round`` (graph state, like "
         "``previous_facts``).")
+
+
+    @model_serializer(mode="wrap")
+    def _without_default_knobs(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # θ holds this dump: a knob left at its default is left out, so a round drawn
+        # without it keeps the θ (and θ hash) it had before the knob existed
+        data = handler(self)
+        if isinstance(data, dict) and self.time_sensitive == "any":
+            data.pop("time_sensitive", None)
+        return data
 
 
 #: How many rounds back a fresh round looks for a graph's own candidates to draw last: the

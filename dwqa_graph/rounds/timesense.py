@@ -5,15 +5,24 @@ true now -- a present-tense claim ("X is hosted by Y", "the city has 50,000 inha
 change. Read from the parse (tense from the part-of-speech tags of the fact's verb and its
 auxiliaries, the date mentions' normalised values, the dependency that makes "as of" one
 preposition), not from word lists.
+
+A fact's mark is made once and stored on the fact with the rules' version (``fact_marks``):
+``round verify --time-sensitive`` and ``round new --time-sensitive only|exclude`` parse only
+the sentences of facts not marked yet.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from dwqa_graph.errors import LanguageError
+from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.language.doc import Sentence
+
+#: The marking rules' version, stored with each mark: a fact marked under other rules is
+#: marked again. Bump it when what ``sentence_is_time_sensitive`` says changes.
+RULES_VERSION = "1"
 
 #: Penn tags of a present-tense finite verb (3rd person singular, and the rest).
 PRESENT = frozenset({"VBZ", "VBP"})
@@ -65,3 +74,27 @@ def time_sensitive(nlp: CoreNLP, sentences: Sequence[tuple[str, str | None]]) ->
         out.append(not isinstance(doc, LanguageError) and any(
             sentence_is_time_sensitive(s, verb) for s in doc.sentences))
     return out
+
+
+def fact_marks(store: Store, facts: Iterable[tuple[str, str, str | None]],
+               nlp: CoreNLP | None = None) -> dict[str, bool]:
+    """For each (fact id, evidence sentence, verb lemma): whether the fact is time-sensitive,
+    read from its stored mark, or parsed now (with ``nlp``, or a CoreNLP of its own started
+    only when a fact is not marked yet) and stored on the fact."""
+    wanted = {fid: (sentence, verb) for fid, sentence, verb in facts}
+    marks = {r["id"]: bool(r["time_sensitive"]) for r in store.query(
+        "verify/fact_marks", ids=sorted(wanted), rules=RULES_VERSION)}
+    todo = {fid: sv for fid, sv in wanted.items() if fid not in marks}
+    if not todo:
+        return marks
+    sentences = list(dict.fromkeys(todo.values()))
+    reader = nlp or CoreNLP()
+    try:
+        got = dict(zip(sentences, time_sensitive(reader, sentences), strict=True))
+    finally:
+        if nlp is None:
+            reader.close()
+    made = {fid: got[sv] for fid, sv in todo.items()}
+    store.write("verify/mark_facts", [{"id": fid, "time_sensitive": m, "rules": RULES_VERSION}
+                                      for fid, m in made.items()])
+    return {**marks, **made}

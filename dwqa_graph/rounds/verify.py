@@ -48,7 +48,7 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.path_generate import REWORDINGS
 from dwqa_graph.rounds.paths import Path, PathFact, _graph_fact
 from dwqa_graph.rounds.render import Unworded, render
-from dwqa_graph.rounds.timesense import time_sensitive
+from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 from dwqa_graph.web.fetch import FetchOptions, FetchReport, fetch
 
@@ -153,7 +153,7 @@ def verify_round(store: Store, t: int, opts: FetchOptions | None = None, *,
     report.results = [check_item(store, r, docs, fetched_since) for r in rows]
     report.check_seconds = round(time.perf_counter() - t0, 3)
     if mark_time_sensitive:
-        _mark(report, rows, nlp)
+        _mark(store, report, rows, nlp)
     counts = Counter(c.status for c in report.results)
     report.counts = {s: counts[s] for s in STATUSES}
     store.write_plan(_plan(report))
@@ -161,22 +161,14 @@ def verify_round(store: Store, t: int, opts: FetchOptions | None = None, *,
     return report
 
 
-def _mark(report: VerifyReport, rows: list[dict[str, Any]], nlp: CoreNLP | None) -> None:
-    """Mark each result time-sensitive where a sentence its item's facts were read from is
-    a claim about now (``timesense.time_sensitive``)."""
-    sentences = list(dict.fromkeys((f["evidence"], f["verb"]) for r in rows
-                                   for f in r["facts"]))
-    own = nlp is None and bool(sentences)
-    reader = CoreNLP() if own else nlp
-    try:
-        marked = dict(zip(sentences, time_sensitive(reader, sentences), strict=True)) \
-            if reader is not None else {}
-    finally:
-        if own and reader is not None:
-            reader.close()
+def _mark(store: Store, report: VerifyReport, rows: list[dict[str, Any]],
+          nlp: CoreNLP | None) -> None:
+    """Mark each result time-sensitive where a fact its item uses was read from a claim
+    about now (``timesense.fact_marks``: made once per fact, stored on it)."""
+    marked = fact_marks(store, [(f["fact_id"], f["evidence"], f["verb"]) for r in rows
+                                for f in r["facts"]], nlp)
     for r, c in zip(rows, report.results, strict=True):
-        c.time_sensitive = any(marked.get((f["evidence"], f["verb"]), False)
-                               for f in r["facts"])
+        c.time_sensitive = any(marked[f["fact_id"]] for f in r["facts"])
     report.time_sensitive = sum(bool(c.time_sensitive) for c in report.results)
 
 

@@ -8,6 +8,11 @@ draws and measures as many rounds again. Every step is the CLI in its own proces
 benchmarks' own Neo4j (``DWQA_BENCH_BOLT_PORT`` / ``DWQA_BENCH_HTTP_PORT``).
 
     .venv/bin/python -m benchmarks.bench_expand [--max-pages 5] [--depth 1] [--rounds 5]
+        [--logs N] [--refresh-limit 10] [--out F.json]
+
+``--logs N`` takes the first N FreshQA logs only (a sample, for a busy machine: reading the
+184 pages is 8 minutes alone and hours beside other CoreNLP runs); ``--out`` is rewritten
+after every phase, so an interrupted run keeps what it measured.
 
 Targets (issue 44): askable K median >= 200 and the collision bound at T = 5 <= 0.05 on the
 full pages with `dwqa expand`; items per round >= 85% of the graphs with >= 2 connected facts.
@@ -73,12 +78,26 @@ def connected_graphs(settings: Any) -> int:
     return sum(r["connected"] >= 2 for r in rows)
 
 
+def graph_size(settings: Any) -> dict[str, Any]:
+    with Store(settings) as store:
+        return store.read(
+            "RETURN COUNT { (:Query) } AS seed_graphs, COUNT { (:Document) } AS documents, "
+            "COUNT { (:DocumentVersion) } AS versions, COUNT { (:Fact) } AS facts")[0]
+
+
+def save(out: Path | None, result: dict[str, Any]) -> None:
+    if out:
+        out.write_text(json.dumps(result, indent=2))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max-pages", type=int, default=5)
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--port", type=int, default=WEB_PORT)
+    ap.add_argument("--logs", type=int, default=0, help="Only the first N logs (0: all).")
+    ap.add_argument("--refresh-limit", type=int, default=10, help="Results per refresh query.")
     ap.add_argument("--skip-build", action="store_true",
                     help="Reuse the graph a run before built (and its rounds).")
     ap.add_argument("--out", type=Path, help="Also write the JSON result here.")
@@ -91,7 +110,8 @@ def main() -> None:
     serve = subprocess.Popen([DWQA, "web", "serve", str(SHARED / "freshqa-wiki" / "web"),
                               "--port", str(args.port)], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
-    result: dict[str, Any] = {"max_pages": args.max_pages, "depth": args.depth}
+    result: dict[str, Any] = {"max_pages": args.max_pages, "depth": args.depth,
+                              "logs": args.logs or "all", "refresh_limit": args.refresh_limit}
     tmp = Path(tempfile.mkdtemp(prefix="dwqa-expand-"))
     try:
         wait_for(args.port)
@@ -99,18 +119,22 @@ def main() -> None:
             with Store(settings) as store:
                 store.wipe()
             logs = tmp / "freshqa.jsonl"
-            logs.write_text((SHARED / "freshqa-wiki" / "logs.jsonl").read_text()
-                            .replace("{WEB}", web))
+            lines = (SHARED / "freshqa-wiki" / "logs.jsonl").read_text().splitlines()
+            logs.write_text("\n".join(lines[:args.logs] if args.logs else lines)
+                            .replace("{WEB}", web) + "\n")
             result["build"] = [
                 run(env, "ingest", str(logs), "--dataset", "freshqa", label="ingest"),
                 run(env, "fetch", "--allow-host", host, label="fetch"),
                 run(env, "refresh", "--dataset", "freshqa", "--searxng", web, "--allow-host",
-                    host, label="refresh"),
+                    host, "--limit", str(args.refresh_limit), label="refresh"),
                 run(env, "facts", label="facts")]
             for step in result["build"]:
                 step.pop("json", None)
+            result["graph_before"] = graph_size(settings)
+            save(args.out, result)
             result["connected_before"] = connected_graphs(settings)
             result["before"] = checked(env, 1, args.rounds, "before")
+            save(args.out, result)
         exp = run(env, "expand", "--dataset", "freshqa", "--searxng", web, "--allow-host", host,
                   "--max-pages", str(args.max_pages), "--depth", str(args.depth),
                   label="expand")
@@ -140,11 +164,14 @@ def main() -> None:
                       for f in report.get("fetch", [])],
             "facts": [{k: f.get(k) for k in ("versions", "facts", "seconds")}
                       for f in report.get("facts", [])]}
+        save(args.out, result)
         result["expand_again"] = {
             k: (run(env, "expand", "--dataset", "freshqa", "--searxng", web, "--allow-host",
                     host, "--max-pages", str(args.max_pages), "--depth", str(args.depth),
                     label="expand again")["json"] or {}).get(k)
             for k in ("pages_added",)}
+        result["graph_after"] = graph_size(settings)
+        save(args.out, result)
         result["connected_after"] = connected_graphs(settings)
         result["after"] = checked(env, 101, args.rounds, "after")
         after = result["after"]
@@ -159,8 +186,7 @@ def main() -> None:
               f"{after['items']} = {result['items_share_of_connected']} of the "
               f"{result['connected_after']} graphs with >= 2 connected facts (target >= "
               f"{ITEMS_TARGET}); expand {result['expand']['seconds_per_graph']} s per graph")
-        if args.out:
-            args.out.write_text(json.dumps(result, indent=2))
+        save(args.out, result)
     finally:
         serve.terminate()
         serve.wait(timeout=30)

@@ -127,6 +127,13 @@ def test_expand_grows_a_graph_within_its_bounds(store: Store, nlp: CoreNLP, tmp_
         # The control: the film's director and writer have pages on the web, not in the graph.
         assert {"Halvard Ostrem", "Ruth Aldane"} <= set(candidates(store))
         assert graph_urls(store, qid) == [f"{web.url}/{SEED}"]
+        # the searches a graph may cost: SEARCHES_PER_PAGE per page it may still gain
+        [capped] = store.query("expand/candidates", dataset=None, ids=None, level=1,
+                               max_entities=1)
+        assert len(capped["entities"]) == 1
+        none = expand(store, client, max_pages=0, fetch_options=local(web),
+                      read_facts=reader(store, nlp))
+        assert none.searches == 0 and none.pages_added == 0 and expanded(store) == []
         first = expand(store, client, max_pages=2, fetch_options=local(web),
                        read_facts=reader(store, nlp))
         rows = expanded(store)
@@ -263,6 +270,11 @@ def test_cli_expand_no_fetch_then_fetch_converges(store: Store, nlp: CoreNLP, tm
         bad = runner.invoke(main, [*args, "--no-fetch", "--depth", "2"], env=env)
         assert bad.exit_code == 1 and "drop --no-fetch" in bad.output
         assert "Traceback" not in bad.output and expanded(store) == []
+        # a search endpoint that is down: said, not a traceback, nothing written
+        down = runner.invoke(main, ["expand", "--searxng", "http://127.0.0.1:9",
+                                    "--allow-host", host], env=env)
+        assert down.exit_code == 0 and "searches failed" in down.output, down.output
+        assert expanded(store) == []
         out = runner.invoke(main, [*args, "--no-fetch", "--json"], env=env)
         assert out.exit_code == 0, out.output
         report = ExpandReport.model_validate_json(out.stdout)

@@ -72,4 +72,6 @@ def _summary(r: ExpandReport) -> str:
             + (f", fetch failed {failed}" if failed else "") + ") "
             f"by depth {r.by_depth or '{}'}; results rejected {r.rejected_by_reason or 'none'}; "
             f"{r.seconds:.1f}s (search {r.search_seconds:.1f}, fetch {r.fetch_seconds:.1f}, "
-            f"read {r.read_seconds:.1f})")
+            f"read {r.read_seconds:.1f})"
+            + (f"; {r.search_failures} searches failed (is the search endpoint up?)"
+               if r.search_failures else ""))

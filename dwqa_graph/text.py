@@ -1,11 +1,12 @@
 """Word-level text helpers shared by search (the local web's BM25), reading (the baseline
 agent), scoring and the checks on answers: one stop-word list, one tokeniser, one answer
-normalisation."""
+normalisation, and the fold that keys entity names."""
 
 from __future__ import annotations
 
 import re
 import string
+import unicodedata
 
 # Function words that carry no topic: dropped from search terms and from sentence overlap.
 STOP_WORDS = frozenset({
@@ -40,3 +41,13 @@ def normalize_answer(s: str) -> str:
     text = "".join(ch for ch in text if ch not in _PUNCT)
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
+
+
+def norm_name(name: str) -> str:
+    """Case-, accent- and punctuation-folded name: the key of an entity across documents
+    (the facts stage) and what a search result's title must fold to for ``dwqa expand``."""
+    s = unicodedata.normalize("NFKD", name)
+    s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
+    s = re.sub(r"['’]s\b", "", s)
+    s = re.sub(r"[^\w\s]", " ", s)
+    return " ".join(s.split())

@@ -16,6 +16,7 @@ from dwqa_graph.cli.contamination import contamination_group
 from dwqa_graph.cli.datasets import dataset_group
 from dwqa_graph.cli.db import cypher_cmd, db, query_cmd
 from dwqa_graph.cli.evaluate import eval_cmd, runs_group
+from dwqa_graph.cli.expand import expand_cmd
 from dwqa_graph.cli.facts import facts_cmd
 from dwqa_graph.cli.ingest import ingest_cmd
 from dwqa_graph.cli.leaktest import leaktest_cmd
@@ -38,9 +39,9 @@ def main(ctx: click.Context) -> None:
 
 
 # One module per command group, in pipeline order; click lists them alphabetically.
-for _command in (db, cypher_cmd, query_cmd, ingest_cmd, fetch_cmd, refresh_cmd, search_cmd, web,
-                 claims_cmd, facts_cmd, round_group, dataset_group, eval_cmd, runs_group,
-                 contamination_group, leaktest_cmd, report_cmd):
+for _command in (db, cypher_cmd, query_cmd, ingest_cmd, fetch_cmd, refresh_cmd, expand_cmd,
+                 search_cmd, web, claims_cmd, facts_cmd, round_group, dataset_group, eval_cmd,
+                 runs_group, contamination_group, leaktest_cmd, report_cmd):
     main.add_command(_command)
 
 if __name__ == "__main__":

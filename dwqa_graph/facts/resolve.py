@@ -28,13 +28,13 @@ A separate step from extraction (as in neo4j-graphrag's and graphrag-toolkit's K
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, EntityType
 from dwqa_graph.language.doc import Sentence, Token
 from dwqa_graph.language.lexicon import REPORTING_VERBS as _REPORTED, legal_form_pattern
 from dwqa_graph.models import stable_id
+from dwqa_graph.text import norm_name
 
 #: Fine-grained NER tag -> coarse type; tags not listed are not entities.
 TYPES: dict[str, EntityType] = {
@@ -67,15 +67,6 @@ WORK_NOUNS = {"film", "movie", "album", "novel", "song", "single", "book", "play
 #: Nouns a lead calls a group of people by: a group's page speaks of its members as "she".
 GROUP_NOUNS = {"group", "band", "duo", "trio", "quartet", "ensemble", "orchestra", "choir",
                "team", "club", "company", "collective", "family", "dynasty"}
-
-
-def norm_name(name: str) -> str:
-    """Case-, accent- and punctuation-folded name: the key across documents."""
-    s = unicodedata.normalize("NFKD", name)
-    s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
-    s = re.sub(r"['’]s\b", "", s)
-    s = re.sub(r"[^\w\s]", " ", s)
-    return " ".join(s.split())
 
 
 def page_subject(title: str | None) -> str | None:

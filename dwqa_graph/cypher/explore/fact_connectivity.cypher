@@ -1,13 +1,15 @@
-// Per seed graph: how many typed facts its documents hold, and how many of them meet another
-// fact through a shared (non-generic) entity, within one document or across two. The second
-// is what multi-hop questions are built from. Parameter: $dataset (null for every dataset).
+// Per seed graph: how many typed facts its documents (retrieved, or added by `dwqa expand`)
+// hold, and how many of them meet another fact through a shared (non-generic) entity, within
+// one document or across two. The second is what multi-hop questions are built from.
+// Parameter: $dataset (null for every dataset).
 // Pasted into Neo4j Browser as a whole, the :param line sets the default first; edit the
 // value after => to choose. `dwqa query fact_connectivity --param dataset=...` overrides it.
 :param dataset => null;
 MATCH (q:Query)
 WHERE $dataset IS NULL OR q.dataset = $dataset
 CALL (q) {
-  MATCH (q)-[:RETRIEVE]->(d:Document)-[:HAS_VERSION]->(:DocumentVersion)<-[:READ_FROM]-(f:Fact)
+  MATCH (q)-[:RETRIEVE|EXPANDED]->(d:Document)-[:HAS_VERSION]->(:DocumentVersion)
+        <-[:READ_FROM]-(f:Fact)
   RETURN collect(DISTINCT {fact: f, doc: d.id}) AS facts
 }
 CALL (facts) {

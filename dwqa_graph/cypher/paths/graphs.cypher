@@ -1,5 +1,6 @@
 // The seed graphs a fact-path round draws from, as of round $t: the documents retrieved in
-// the latest round <= $t, their current versions, and the seed's gold/agent answers (a
+// the latest round <= $t and the pages `dwqa expand` added to that round (after them), their
+// current versions, and the seed's gold/agent answers (a
 // candidate that re-asks the seed question is excluded). Parameters: $t, $dataset (null for
 // all), $ids (list or null).
 MATCH (q:Query)
@@ -11,8 +12,8 @@ CALL (q) {
 }
 WITH q, snap WHERE snap IS NOT NULL
 CALL (q, snap) {
-  MATCH (q)-[r:RETRIEVE {round: snap}]->(d:Document)
-  WITH d, min(r.rank) AS rank
+  MATCH (q)-[r:RETRIEVE|EXPANDED {round: snap}]->(d:Document)
+  WITH d, min(CASE type(r) WHEN 'RETRIEVE' THEN r.rank ELSE 1000000 + r.rank END) AS rank
   MATCH (d)-[:HAS_VERSION]->(v:DocumentVersion)
   WHERE v.id = coalesce(d.current_version, v.id)
   ORDER BY rank, d.id

@@ -26,19 +26,24 @@ from dwqa_graph.registry import FACT_EXTRACTORS
 @llm_option
 @click.option("--concurrency", type=int, default=4, show_default=True,
               help="LLM calls in flight.")
+@click.option("--dask", "dask", metavar="ADDRESS", envvar="DASK_SCHEDULER_ADDRESS",
+              help="Read the pages on the workers of this Dask scheduler "
+              "(tcp://HOST:8786; env DASK_SCHEDULER_ADDRESS), each with its own CoreNLP; "
+              "this process writes them (docs: Facts on a cluster).")
 @json_option
 @click.pass_obj
 @friendly_errors
 def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurrency: int,
-              as_json: bool) -> None:
+              dask: str | None, as_json: bool) -> None:
     """Read typed facts (entity, relation, entity | date | quantity) from every
     DocumentVersion this extractor has not read yet, resolve their entities, and store
     them with their evidence spans (see `dwqa query entity_facts`). Exits 1 when the reader
     broke (a CoreNLP worker that died twice with a text in flight, or could not be
-    restarted); pages refused for their own text are warnings."""
+    restarted; on a cluster: a batch that failed twice); pages refused for their own text
+    are warnings."""
     llm = open_llm(llm_spec, concurrency) if llm_spec else None
     with open_store(settings) as store:
-        report = extract_facts(store, extractor=extractor, llm=llm)
+        report = extract_facts(store, extractor=extractor, llm=llm, dask=dask)
     for problem in report.problems:
         click.echo(f"warning: {problem}", err=True)
     emit(as_json, report.model_dump(), lambda: click.echo(

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from dwqa_graph._progress import progress
+from dwqa_graph.errors import UsageError
 from dwqa_graph.facts.extractor import MAX_VERSION_CHARS, FactExtractor, Unread, make_extractor
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import norm_name, page_subject
@@ -107,13 +108,25 @@ def pending(store: Store, extractor: str, page: int = 50, *, claims_only: bool =
 
 
 def extract_facts(store: Store, *, extractor: str = "corenlp", nlp: CoreNLP | None = None,
-                  llm: Any = None) -> FactsReport:
+                  llm: Any = None, dask: str | None = None) -> FactsReport:
     """Read typed facts for every version not yet read by this extractor (and version).
 
     ``extractor``: a name in ``FACT_EXTRACTORS`` (``corenlp``, ``llm``, a plugin's). ``nlp``: a
     running ``CoreNLP`` for the corenlp extractor to reuse (else it starts one for this call);
-    ``llm``: the chat model of the llm extractor.
+    ``llm``: the chat model of the llm extractor. ``dask``: the address of a Dask scheduler
+    whose workers read the pages for the corenlp extractor (``cluster.py``); this process
+    writes them, with the same facts as a local run.
     """
+    if dask is not None:
+        if extractor != "corenlp":
+            raise UsageError(f"a Dask cluster runs the corenlp extractor, not {extractor!r}")
+        try:  # the optional extra: only a cluster run needs it
+            from dwqa_graph.facts.cluster import ClusterExtractor
+        except ImportError as exc:
+            raise UsageError("a Dask cluster needs the cluster extra: pip install "
+                             "'dwqa-graph[cluster]'") from exc
+        with ClusterExtractor(dask) as on_cluster:
+            return run_extractor(store, on_cluster)
     with make_extractor(extractor, nlp=nlp, llm=llm) as reader:
         return run_extractor(store, reader)
 

@@ -7,10 +7,12 @@ HTTP server listens on every interface, and any web page the user visits could p
 
 Annotators (measured on this project's 2-core machine, see benchmarks/bench_facts.py):
 tokenize, ssplit, pos, lemma, ner (with SUTime dates and fine-grained types) and depparse
-run at ~1,500 tokens/s per thread. Statistical coreference ran at 260 tokens/s warm (and
-did not chain "Lively" with "She" on the Blake Lively page), so it is not used: entities are
-resolved within a document by name (``facts/resolve.py``), and the claim stage already drops
-sentences that open with an unresolved pronoun.
+run at ~1,500 tokens/s per thread (benchmarks/bench_facts_profile.py times each annotator:
+ner's fine-grained types and SUTime cost most, depparse little).
+Statistical coreference ran at 260 tokens/s warm (and did not chain "Lively" with "She" on the
+Blake Lively page), so it is not used: entities are resolved within a document by name
+(``facts/resolve.py``), and the claim stage already drops sentences that open with an
+unresolved pronoun.
 
 Bounds (each a named constant below, all on the "Bounds" list of docs/facts.md): a text
 over ``MAX_CHARS`` is refused, and so is one that is not prose (``screen``: too few letters,
@@ -186,14 +188,20 @@ class CoreNLP:
     ...     doc = nlp.annotate("Tesla was founded in July 2003.")
 
     ``timeout``: seconds per text instead of ``text_timeout``'s bound by length.
+    ``annotators`` / ``properties``: another pipeline than the one facts read (the profile
+    benchmark times subsets of it; facts read with the defaults only).
     """
 
     def __init__(self, *, threads: int | None = None, heap: str | None = None,
-                 timeout: float | None = None, start_timeout: float = 600.0) -> None:
+                 timeout: float | None = None, start_timeout: float = 600.0,
+                 annotators: str = ANNOTATORS, properties: dict[str, str] | None = None,
+                 ) -> None:
         self.threads = threads or max(1, min(4, os.cpu_count() or 1))
         self.heap = heap or os.environ.get("DWQA_CORENLP_HEAP", "4g")
         self.timeout = timeout
         self.start_timeout = start_timeout
+        self.annotators = annotators
+        self.properties = PROPERTIES if properties is None else properties
         self._proc: subprocess.Popen[bytes] | None = None
         self._pending: dict[str, _Request] = {}
         self._lock = threading.Lock()  # _proc and _pending change together under it
@@ -223,8 +231,8 @@ class CoreNLP:
         proc = subprocess.Popen(
             [java, f"-Xmx{self.heap}", "-XX:+UseParallelGC", "-cp", classpath,
              str(CORENLP_DIR / "DwqaCoreNLP.java"), "--threads", str(self.threads),
-             "--annotators", ANNOTATORS, "--max-sentence-tokens", str(MAX_SENTENCE_TOKENS),
-             *[a for k, v in PROPERTIES.items() for a in ("--prop", f"{k}={v}")]],
+             "--annotators", self.annotators, "--max-sentence-tokens", str(MAX_SENTENCE_TOKENS),
+             *[a for k, v in self.properties.items() for a in ("--prop", f"{k}={v}")]],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._stderr_tail: list[str] = []
         threading.Thread(target=self._drain_stderr, args=(proc,), daemon=True).start()

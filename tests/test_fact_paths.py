@@ -361,7 +361,7 @@ def test_path_checks_catch_shortcuts() -> None:
 
 
 def test_templates_cover_the_enumerated_relations(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert list(FORMS) == ["bridge", "intersection", "comparison", "temporal"]
+    assert list(FORMS) == ["bridge", "intersection", "comparison", "temporal", "chain"]
     for form in FORMS.values():
         assert form.unworded() == [], form.name
     # control: a first hop the query would take and no template words is reported

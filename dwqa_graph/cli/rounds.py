@@ -31,13 +31,38 @@ from dwqa_graph.rounds.round import (
     new_round,
     show_round,
 )
-from dwqa_graph.rounds.sampling import Reuse, SampleConfig, TimeSensitive
+from dwqa_graph.rounds.sampling import (
+    DEFAULT_CONSTRAINTS,
+    DEFAULT_HOPS,
+    Reuse,
+    SampleConfig,
+    TimeSensitive,
+)
 from dwqa_graph.rounds.verify import verify_round
 
 
 @click.group("round")
 def round_group() -> None:
     """Dynamic rounds: one fresh, checked QA item per seed graph."""
+
+
+class RangeType(click.ParamType):
+    """``N`` or ``LO-HI`` (0 <= LO <= HI), as a pair."""
+
+    name = "range"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[int, int]:
+        if isinstance(value, tuple):
+            return value  # type: ignore[return-value]
+        lo, _, hi = str(value).strip().partition("-")
+        try:
+            pair = (int(lo), int(hi or lo))
+        except ValueError:
+            self.fail(f"{value!r} is not N or LO-HI (e.g. 3 or 2-4)", param, ctx)
+        if pair[0] < 0 or pair[1] < pair[0]:
+            self.fail(f"{value!r}: want 0 <= LO <= HI", param, ctx)
+        return pair
 
 
 def _int_list(text: str | None) -> list[int] | None:
@@ -70,24 +95,38 @@ def _int_list(text: str | None) -> list[int] | None:
               help="Draw every path (any), only paths with a fact read from a claim about "
                    "now -- present tense, 'currently', 'as of' (only) -- or only paths "
                    "without one (exclude). Marks facts not marked yet with CoreNLP.")
+@click.option("--hops", type=RangeType(), default="-".join(map(str, DEFAULT_HOPS)),
+              show_default=True, metavar="N or LO-HI",
+              help="Facts on an item's answer path (3-4: chains, linked comparisons).")
+@click.option("--sources", type=click.IntRange(min=1), default=1, show_default=True,
+              help="The least number of distinct documents an item needs.")
+@click.option("--constraints", type=RangeType(),
+              default="-".join(map(str, DEFAULT_CONSTRAINTS)), show_default=True,
+              metavar="N or LO-HI",
+              help="Facts describing an entity in place of its name (0, or 2: \"the film "
+                   "released in 1997 and written by X\").")
 @json_option
 @click.pass_obj
 @friendly_errors
 def round_new(settings: Settings, seed: int, generator_name: str, llm_spec: str | None,
               dataset: str | None, round_t: int | None,
               reuse: Reuse, max_per_fact: int | None, wait: float, time_sense: TimeSensitive,
+              hops: tuple[int, int], sources: int, constraints: tuple[int, int],
               as_json: bool) -> None:
     """Create round t: draw, word, check and store one QA item per seed graph."""
     gen = make_generator(generator_name, llm=open_llm(llm_spec, concurrency=8))
     with open_store(settings) as store:
         report = new_round(store, seed=seed, generator=gen,
                            cfg=SampleConfig(reuse=reuse, max_per_fact=max_per_fact,
-                                            time_sensitive=time_sense),
+                                            time_sensitive=time_sense, hops=hops,
+                                            sources=sources, constraints=constraints),
                            dataset=dataset, t=round_t, wait=wait)
 
     def human() -> None:
         click.echo(f"round {report.round}: {report.items} items for {report.graphs} seed graphs "
                    f"({report.no_item} without a valid candidate) {report.patterns}")
+        click.echo(f"  by hops {report.hops}, sources {report.sources}, constraints "
+                   f"{report.constraints}")
         q = report.set_quality
         click.echo(f"  no item: {report.no_item_reasons}; rejected: {report.rejected_by_reason}")
         click.echo(f"  two-option share {q['two_option_share']}, answer types "
@@ -132,12 +171,14 @@ def round_show(settings: Settings, t: int, as_json: bool) -> None:
                    f"θ {info['theta_hash']}, {info['items']} items, {info['no_item']} without "
                    f"an item{', frozen' if info['frozen'] else ''}")
         click.echo(f"patterns: {info['patterns']}")
+        click.echo("items by " + "; ".join(f"{k} {v}" for k, v in info["levels"].items()))
         if q:
             click.echo(f"candidates tried: {q.get('attempts')}; coverage {q.get('coverage')}")
             click.echo(f"rejections by reason: {q.get('rejected_by_reason')}")
             click.echo(f"NO_ITEM reasons: {q.get('no_item_reasons')}")
         for ex in info["examples"]:
-            click.echo(f"- [{ex['pattern']}] {ex['question']} -> {ex['answer']}")
+            click.echo(f"- [{ex['pattern']}, hops {ex['hops']}, sources {ex['sources']}, "
+                       f"constraints {ex['constraints']}] {ex['question']} -> {ex['answer']}")
 
     emit(as_json, info, text)
 
@@ -177,7 +218,9 @@ def round_freeze(settings: Settings, t: int, as_json: bool) -> None:
 @click.option("--checked", is_flag=True,
               help="Count in K only the paths whose wording passes every check against its "
                    "pages (the candidates a rule round can draw; about a second per "
-                   "full-page graph). Default: the paths a template words, an upper bound.")
+                   "full-page graph), and report K and the bound per complexity setting "
+                   "(hops 2, 3, 4; constraints 2). Default: the paths a template words, an "
+                   "upper bound.")
 @json_option
 @click.pass_obj
 @friendly_errors
@@ -186,7 +229,13 @@ def round_collisions(settings: Settings, rounds_text: str | None, delta: float, 
     """Candidate pool size K, overlap J_max, observed repeats and the collision bound."""
     with open_store(settings) as store:
         stats = collisions(store, _int_list(rounds_text), delta, trials, checked=checked)
-    emit(as_json, stats, lambda: click.echo(json.dumps(stats["aggregate"], indent=2)))
+    def human() -> None:
+        click.echo(json.dumps(stats["aggregate"], indent=2))
+        for name, row in stats.get("by_setting", {}).items():
+            click.echo(f"{name}: median K {row['median_k']} ({row['graphs_with_k']} graphs "
+                       f"with one), bound at T = {row['rounds']}: {row['bound']}")
+
+    emit(as_json, stats, human)
 
 
 @round_group.command("verify")

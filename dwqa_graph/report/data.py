@@ -12,7 +12,14 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from dwqa_graph.evaluation.evaluate import EvalReport, list_runs, macro_score, run_scores
+from dwqa_graph.evaluation.evaluate import (
+    EvalReport,
+    item_score,
+    list_runs,
+    macro_score,
+    run_scores,
+    scores_from_props,
+)
 from dwqa_graph.graph.store import Store
 from dwqa_graph.leakage.leaktest import list_leaktests
 from dwqa_graph.leakage.runtime import latest_checks
@@ -80,7 +87,7 @@ def _static(store: Store) -> tuple[list[StaticScore], list[EvalReport]]:
     return out, shown
 
 
-def _breakdowns(reports: list[EvalReport]) -> list[Breakdown]:
+def _breakdowns(store: Store, reports: list[EvalReport]) -> list[Breakdown]:
     out = []
     for rep in reports:
         target = rep.target + (f" [{rep.split}]" if rep.split else "")
@@ -89,6 +96,35 @@ def _breakdowns(reports: list[EvalReport]) -> list[Breakdown]:
                 out += [Breakdown(agent=rep.agent, target=target, by=by, group=group,
                                   scorer=k, score=v.score, n=v.n)
                         for k, v in scores.items()]
+    return out + _by_complexity(store, reports)
+
+
+#: The item fields a round run is also scored by (the eval report scores it by hops).
+LEVELS = ("sources", "constraints")
+
+
+def _by_complexity(store: Store, reports: list[EvalReport]) -> list[Breakdown]:
+    """Each shown round run's score by its items' sources and constraints (what makes a
+    round harder besides its hops), read from the items the predictions answer."""
+    runs = {rep.run_id: rep for rep in reports if rep.run_id}
+    if not runs:
+        return []
+    cells: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+    for row in store.query("rounds/item_levels", ids=sorted(runs)):
+        rep = runs[row["run_id"]]
+        scores = scores_from_props(row["p"])
+        for by in LEVELS:
+            if row[by] is None:
+                continue
+            for scorer in rep.scorers:
+                cells[rep.run_id, by, str(row[by]), scorer].append(
+                    item_score(scorer, scores, row["p"].get("judge")))
+    out = []
+    for (run_id, by, group, scorer), values in sorted(cells.items()):
+        rep = runs[run_id]
+        target = rep.target + (f" [{rep.split}]" if rep.split else "")
+        out.append(Breakdown(agent=rep.agent, target=target, by=by, group=group,
+                             scorer=scorer, score=sum(values) / len(values), n=len(values)))
     return out
 
 
@@ -161,7 +197,7 @@ def gather(store: Store, *, collision_trials: int = 0) -> ReportData:
         provenance=Provenance(package_version=_package_version(), rounds=[
             {k: r[k] for k in ("t", "seed", "theta_hash", "generator", "frozen", "items")}
             for r in sorted(round_rows, key=lambda r: r["t"])]),
-        runs=all_runs, breakdowns=_breakdowns(shown_rounds + shown_static),
+        runs=all_runs, breakdowns=_breakdowns(store, shown_rounds + shown_static),
         examples=_examples(store, round_rows),
         scores=points, macro=_macro(store, runs, points), static=static,
         leaktests=[LeakSummary(id=r.id, agent=r.agent, leaked_agent=r.leaked_agent,

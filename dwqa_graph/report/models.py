@@ -88,11 +88,11 @@ class RunRow(_Model):
 
 class Breakdown(_Model):
     """A shown run's score on one group of items: a pattern (or HotpotQA type / FreshQA fact
-    type) or a hop count."""
+    type), a hop count, or a round item's sources or constraints."""
 
     agent: str
     target: str
-    by: str  # "pattern" | "hops"
+    by: str  # "pattern" | "hops" | "sources" | "constraints"
     group: str
     scorer: str
     score: float

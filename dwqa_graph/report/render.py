@@ -598,7 +598,10 @@ def _breakdown_html(data: ReportData) -> str:
         return f'<p class="nodata">{_e(NONE_YET)}: no scored run.</p>'
     parts = []
     for by, title in (("pattern", "Per pattern (round pattern, HotpotQA type, FreshQA fact "
-                                  "type)"), ("hops", "Per number of hops")):
+                                  "type)"), ("hops", "Per number of hops"),
+                      ("sources", "Per number of sources (documents an item needs)"),
+                      ("constraints", "Per number of constraints (facts describing an "
+                                      "entity in place of its name)")):
         rows = [b for b in data.breakdowns if b.by == by]
         if not rows:
             continue

@@ -38,7 +38,9 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.rounds.paths import PATH_BATCH, Path, PathFact, paths_of
 
 __all__ = [
+    "SETTINGS",
     "CollisionStats",
+    "by_setting",
     "collision_bound",
     "collision_stats",
     "constant_overlap_pools",
@@ -375,3 +377,29 @@ def collision_stats(
         graphs[gid] = graph_stats([len(p) for p in pools], overlaps, delta,
                                   drawn=draws.get(gid), trials=trials, seed=seed, pools=pools)
     return {"graphs": graphs, "aggregate": aggregate(graphs, delta)}
+
+
+#: The complexity settings ``dwqa round collisions --checked`` reports K and the bound for:
+#: name -> (hops range, constraints range), as ``dwqa round new --hops/--constraints``.
+SETTINGS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
+    "all": ((1, 99), (0, 99)), "hops 2": ((2, 2), (0, 0)), "hops 3": ((3, 3), (0, 0)),
+    "hops 4": ((4, 4), (0, 0)), "constraints 2": ((1, 99), (2, 99))}
+#: The horizon of the per-setting bound: five rounds, as the paper's.
+SETTING_HORIZON = 5
+
+
+def by_setting(levels: dict[str, Counter[tuple[int, int]]],
+               horizon: int = SETTING_HORIZON) -> dict[str, dict[str, Any]]:
+    """Per complexity setting, over the graphs: how many have a candidate, the median K
+    (askable paths of that setting, graphs without one counted as 0) and the bound
+    t(t-1)/(2K) at ``horizon`` rounds for that K (J = K: the evidence unchanged, the worst
+    case)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, ((h0, h1), (c0, c1)) in SETTINGS.items():
+        ks = sorted(sum(n for (h, c), n in lv.items() if h0 <= h <= h1 and c0 <= c <= c1)
+                    for lv in levels.values())
+        k = ks[len(ks) // 2] if ks else 0
+        out[name] = {"graphs_with_k": sum(x > 0 for x in ks), "median_k": k,
+                     "bound": round(collision_bound(horizon, k, k), 4) if k else 1.0,
+                     "rounds": horizon}
+    return out

@@ -30,7 +30,10 @@ class QACandidate(BaseModel):
     question: str
     answer: str
     pattern: str = Field(description="The question form (``rounds.forms.FORMS``).")
-    hops: int
+    hops: int = Field(description="Facts on the answer's path.")
+    sources: int = Field(1, description="Distinct documents the item needs.")
+    constraints: int = Field(0, description="Facts that describe an entity in place of its "
+                             "name.")
     used_facts: list[str] = Field(default_factory=list, description="Fact ids, in path order.")
     generator: str
     detail: dict[str, Any] = Field(default_factory=dict,

@@ -9,6 +9,8 @@ get wrong beyond them:
 - ``answer_in_question``: the answer is named in the question;
 - ``no_shortcut``: one evidence sentence holds the answer and everything the question
   names (or, for a difference, both years): one span answers it, so it is not multi-hop;
+  for a bridge or a chain, any sentence of its pages, and one that names a described
+  entity with every value of its description (one lookup undoes it);
 - ``seed_question``: it re-asks the seed question (same answer, same subject);
 - the form's own checks (``QuestionForm.problems``: ``wrong_person``, ``posthumous``).
 
@@ -43,7 +45,7 @@ from dwqa_graph.language.sentences import split_sentences
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
-from dwqa_graph.rounds.forms import computed_from, form_of, forms_theta
+from dwqa_graph.rounds.forms import computed_from, describe, form_of, forms_theta
 from dwqa_graph.rounds.generate import Generation, PathDraw, QACandidate
 from dwqa_graph.rounds.paths import (
     PATH_BATCH,
@@ -60,7 +62,7 @@ from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path.
-PATH_GENERATOR_VERSION = "8"
+PATH_GENERATOR_VERSION = "9"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
 #: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
@@ -112,7 +114,8 @@ class PathGenerator:
         docs = {f.version_id for f in path.facts}
         return QACandidate(
             question=rendered.question, answer=rendered.answer, pattern=rendered.pattern,
-            hops=len(path.facts), used_facts=[f.id for f in path.facts],
+            hops=path.hops, sources=path.sources, constraints=path.constraints,
+            used_facts=[f.id for f in path.facts],
             generator=f"paths-{PATH_GENERATOR_VERSION}" + (
                 f"+llm:{self.llm.id}" if self.llm is not None else ""),
             detail={**rendered.detail, "answer_type": rendered.answer_type,
@@ -245,6 +248,26 @@ def _names_all(text: str, names: list[str]) -> bool:
     return bool(names) and all(_has(text, n) or _has(text, n.split()[-1]) for n in names)
 
 
+def _chain_shortcut(path: Path, r: Rendered, answer_text: str,
+                    texts: dict[str, str]) -> bool:
+    """Whether one sentence of the path's pages -- any, not only the facts' own -- gives the
+    answer with what the question names (a page that says "Titanic's director, born in
+    1954" skips every hop), or undoes its description: names the described entity with
+    every value the description states, so one lookup finds it."""
+    # (a plain substring test first: a full page has hundreds of sentences per draw)
+    sentences = _page_sentences(path, texts)
+    if any(answer_text in x and _has(x, answer_text) and all(_has(x, a) for a in r.anchors)
+           for x in sentences):
+        return True
+    if not path.described:
+        return False
+    name = path.chain[0].subject
+    values = [v for f in path.description if (v := describe.value(f)) is not None]
+    last = name.split()[-1] if name.split() else name
+    return any(last in x and all(v in x for v in values) and _names_all(x, [name])
+               and all(_has(x, v) for v in values) for x in sentences)
+
+
 def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) -> list[str]:
     spans = [f.evidence for f in path.facts]
     x = CheckInput(question=r.question, spans=spans,
@@ -285,6 +308,8 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
             if _has(f.evidence, answer_text) and all(_has(f.evidence, a) for a in r.anchors):
                 problems.append("no_shortcut")
                 break
+        if path.form in describe.DESCRIBABLE and _chain_shortcut(path, r, answer_text, texts):
+            problems.append("no_shortcut")
     problems += form_of(path).problems(g, path, texts)
     if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
             _has(g.question, a) for a in r.anchors):
@@ -448,20 +473,22 @@ def askable(g: PathGraph, p: Path, texts: dict[str, str]) -> bool:
     return False
 
 
-def checked_pool_sizes(store: Store, graphs: list[dict[str, Any]]) -> dict[str, int]:
-    """K per entry of ``graphs`` ([{query_id, versions}]) counting only the ``askable``
-    paths: the candidates a rule round can actually draw. (``paths.pool_sizes`` with
-    ``is_wordable`` counts the paths a template words, an upper bound; this reads the
+def checked_pool_levels(store: Store, graphs: list[dict[str, Any]],
+                        ) -> dict[str, Counter[tuple[int, int]]]:
+    """Per entry of ``graphs`` ([{query_id, versions}]), the ``askable`` paths by (hops,
+    constraints): the candidates a rule round can actually draw, their sum K
+    (``rounds.collisions.by_setting`` reads K per setting from it). ``paths.pool_sizes``
+    with ``is_wordable`` counts the paths a template words, an upper bound; this reads the
     pages' texts and checks every path, about a second per full-page graph. The seed
-    question's own re-asking is not checked: the entries are evidence sets, not queries.)"""
-    k = {g["query_id"]: 0 for g in graphs}
+    question's own re-asking is not checked: the entries are evidence sets, not queries."""
+    k: dict[str, Counter[tuple[int, int]]] = {g["query_id"]: Counter() for g in graphs}
     for i in range(0, len(graphs), PATH_BATCH):
         batch = graphs[i:i + PATH_BATCH]
         versions = sorted({v for g in batch for v in g["versions"]})
         texts = {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=versions)}
         for q, paths in paths_of(store, batch).items():
             g = PathGraph(query_id=q, question="", evidence_round=0, documents=[], paths=paths)
-            k[q] = sum(askable(g, p, texts) for p in paths)
+            k[q] = Counter((p.hops, p.constraints) for p in paths if askable(g, p, texts))
     return k
 
 
@@ -528,6 +555,8 @@ class PathRound:
         rendered once for its class, twice only where the plain frames fail)."""
         for g in _by_time_sense(self.store, load_path_graphs(self.store, self.t, self.dataset),
                                 self.cfg, self.gen.nlp):
+            g = g.model_copy(update={"paths": [
+                p for p in g.paths if self.cfg.admits(p.hops, p.sources, p.constraints)]})
             kind = {p.key: "plain" if is_wordable(p, last_resort=False)
                     else "last" if is_wordable(p) else None for p in g.paths}
             self.plain[g.query_id], self.last[g.query_id] = (

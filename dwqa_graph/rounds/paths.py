@@ -10,7 +10,13 @@ seed graph, enumerated in Cypher, one query per question form (``rounds/forms/``
 - ``comparison``: the same dated relation of two subjects that share a named link (same
   director, band, birthplace; married), never two strangers of one type;
 - ``temporal``: two dated facts of one subject (two of its events: "signed for Real Madrid",
-  "signed for Juventus"), or a maker's birth and their work's date.
+  "signed for Juventus"), or a maker's birth and their work's date;
+- ``chain``: three or four hops from entity to entity ending in a fact ("In what year did the
+  spouse of the director of Titanic die?"), each hop unique in the graph.
+
+A bridge or chain whose first entity has a description (two of its facts from different
+documents no other entity of its type in the graph has both of) is also a candidate with the
+entity named by the description (``forms/describe.py``): ``Path.constraints`` counts them.
 
 The pool of a graph is every such path; round t draws one with r_i,t (``draw``), and fresh
 rounds skip the paths that use a fact round t-1's items used. Which relations each form
@@ -24,10 +30,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dwqa_graph.graph.store import Store
-from dwqa_graph.rounds.forms import FORMS, computed_from
+from dwqa_graph.rounds.forms import FORMS, computed_from, describe
 from dwqa_graph.rounds.forms.base import DocRef, Path, PathFact, PathGraph
 
-__all__ = ["PATH_BATCH", "DocRef", "Path", "PathFact", "PathGraph", "draw",
+__all__ = ["PATH_BATCH", "DocRef", "Path", "PathFact", "PathGraph", "description_rows", "draw",
            "load_path_graphs", "path_rows", "paths_of", "pool_sizes"]
 
 
@@ -44,6 +50,12 @@ def path_rows(store: Store, graphs: list[dict[str, Any]],
     worded = {r["query_id"]: r for r in store.query("paths/short_phrases", graphs=graphs)}
     rows = [r for r in rows if not set(r["facts"]) & set(worded[r["query_id"]]["ambiguous"])]
     return rows, {q: set(r["usable"]) for q, r in worded.items()}
+
+
+def description_rows(store: Store, graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every graph's descriptions: query_id, entity, facts (``forms/describe.py``)."""
+    return store.query("paths/descriptions", graphs=graphs,
+                       describe=list(describe.DESCRIBE))
 
 
 def pool_sizes(store: Store, graphs: list[dict[str, Any]],
@@ -87,19 +99,27 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
 def paths_of(store: Store, graphs: list[dict[str, Any]]) -> dict[str, list[Path]]:
     """The path candidates of ``graphs`` ([{query_id, versions}]) with their facts."""
     rows, short = path_rows(store, graphs)
-    wanted = {f for r in rows for f in r["facts"]}
+    descriptions = description_rows(store, graphs)
+    wanted = {f for r in rows + descriptions for f in r["facts"]}
     versions = sorted({v for g in graphs for v in g["versions"]})
     facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
              for r in store.query("paths/facts", versions=versions)
              if r["id"] in wanted}
+    described: dict[tuple[str, str], list[list[PathFact]]] = {}
+    for r in descriptions:
+        if all(f in facts for f in r["facts"]):
+            described.setdefault((r["query_id"], r["entity"]), []).append(
+                [facts[f] for f in r["facts"]])
     by_graph: dict[str, list[Path]] = {}
     for r in rows:
         if all(f in facts for f in r["facts"]):
-            by_graph.setdefault(r["query_id"], []).append(Path(
-                form=r["form"],
-                facts=[_graph_fact(facts[f], short[r["query_id"]]) for f in r["facts"]],
-                link=r.get("link"),
-                others=r.get("others"), across_documents=bool(r["across_documents"])))
+            p = Path(form=r["form"],
+                     facts=[_graph_fact(facts[f], short[r["query_id"]]) for f in r["facts"]],
+                     link=r.get("link"),
+                     others=r.get("others"), across_documents=bool(r["across_documents"]))
+            by_graph.setdefault(r["query_id"], []).append(p)
+            by_graph[r["query_id"]] += describe.variants(
+                p, described.get((r["query_id"], p.facts[0].subject_id), []))
     return by_graph
 
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import random
 
 from dwqa_graph.facts.resolve import title_qualifier
-from dwqa_graph.rounds.forms import form_of
+from dwqa_graph.rounds.forms import describe, form_of
 from dwqa_graph.rounds.forms.base import AnswerType, Path, Rendered, Unworded
 
 __all__ = ["TEMPLATES_VERSION", "AnswerType", "Rendered", "Unworded", "render"]
 
 #: Part of θ: bump when a phrasing of any form changes.
-TEMPLATES_VERSION = "18"
+TEMPLATES_VERSION = "19"
 
 
 def _titles_not_revealing(path: Path) -> Path:
@@ -49,7 +49,16 @@ def render(path: Path, rng: random.Random, last_resort: bool = False) -> Rendere
     ``last_resort`` a form may also word it by the frames reviewers read as fill-in frames
     (an interval anchored by its first year, ``forms/temporal.py``)."""
     shown = _titles_not_revealing(path)
-    got = form_of(path).render(shown, rng, last_resort)
+    # (a description keeps its entity's page title: "(1997 film)" says it is a film, and
+    # the noun it gives drops the year)
+    worded = describe.described(shown.model_copy(update={
+        "facts": shown.chain + path.description}))
+    got = form_of(path).render(worded, rng, last_resort)
+    if path.described:
+        # the question names the description's objects, not the entity it describes
+        text = worded.facts[0].subject
+        got = got.model_copy(update={"anchors": [a for a in got.anchors if a != text] + [
+            f.object for f in path.description if f.object]})
     # An entity the question names whose title's qualifier states a year the question asks
     # about: without the qualifier the bare title names several things ("The Golden Calf
     # (1930 film)"), with it the year is given away.

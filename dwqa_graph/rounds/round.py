@@ -32,7 +32,7 @@ from dwqa_graph.models import stable_id
 from dwqa_graph.rounds.generate import Generator, QACandidate, theta_hash
 from dwqa_graph.rounds.path_generate import (
     PathDraw,
-    checked_pool_sizes,
+    checked_pool_levels,
     is_path_generator,
     is_wordable,
     set_quality,
@@ -53,7 +53,10 @@ class RoundReport(BaseModel):
     no_item: int = 0
     coverage: float = Field(0.0, description="items / graphs")
     patterns: dict[str, int] = Field(default_factory=dict)
-    hops: dict[str, int] = Field(default_factory=dict)
+    hops: dict[str, int] = Field(default_factory=dict, description="Items by hops.")
+    sources: dict[str, int] = Field(default_factory=dict, description="Items by sources.")
+    constraints: dict[str, int] = Field(default_factory=dict,
+                                        description="Items by constraints.")
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     no_item_reasons: dict[str, int] = Field(default_factory=dict)
     attempts: int = 0
@@ -79,7 +82,8 @@ def _item_row(t: int, round_seed: int, th: str, s: PathDraw,
              if k in qa.detail}
     return {"t": t, "id": item_id, "query_id": s.query_id, "facts": qa.used_facts,
             "props": {**extra, "id": item_id, "question": qa.question, "answer": qa.answer,
-                      "pattern": qa.pattern, "hops": qa.hops, "generator": qa.generator,
+                      "pattern": qa.pattern, "hops": qa.hops, "sources": qa.sources,
+                      "constraints": qa.constraints, "generator": qa.generator,
                       "theta_hash": th, "r": str(s.r), "attempt": s.attempt,
                       "detail": json.dumps(qa.detail, sort_keys=True),
                       "checks": qa.checks}}
@@ -204,6 +208,8 @@ def _generate_and_write(store: Store, t: int, claim: str, *, seed: int,
     report.coverage = round(len(done) / len(graphs), 4) if graphs else 0.0
     report.patterns = dict(sorted(Counter(qa.pattern for _, qa in done).items()))
     report.hops = dict(sorted(Counter(str(qa.hops) for _, qa in done).items()))
+    report.sources = dict(sorted(Counter(str(qa.sources) for _, qa in done).items()))
+    report.constraints = dict(sorted(Counter(str(qa.constraints) for _, qa in done).items()))
     report.no_item_reasons = dict(sorted(Counter(
         x for r in failed.values() for x in set(r)).items()))
     llm = generator.llm
@@ -237,8 +243,10 @@ def show_round(store: Store, t: int) -> dict[str, Any]:
     items = export_rows(store, t)
     info["patterns"] = dict(Counter(i["pattern"] for i in items))
     info["quality"] = json.loads(info["quality"]) if info.get("quality") else None
-    info["examples"] = [{k: i[k] for k in ("query_id", "pattern", "question", "answer",
-                                           "checks")}
+    info["levels"] = {k: dict(sorted(Counter(str(i[k]) for i in items).items()))
+                      for k in ("hops", "sources", "constraints")}
+    info["examples"] = [{k: i[k] for k in ("query_id", "pattern", "hops", "sources",
+                                           "constraints", "question", "answer", "checks")}
                         for i in items[:5]]
     return info
 
@@ -283,7 +291,13 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     K counts the paths a template words; ``checked``: only those whose wording passes every
     check against its pages (``path_generate.askable``), slower and smaller -- the
     candidates a rule round can draw."""
-    from dwqa_graph.rounds.collisions import aggregate, content_pools, graph_stats, shared
+    from dwqa_graph.rounds.collisions import (
+        aggregate,
+        by_setting,
+        content_pools,
+        graph_stats,
+        shared,
+    )
 
     # default: rounds that were written (a claimed round whose run died holds nothing)
     listed = list_rounds(store)
@@ -310,7 +324,8 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
     # K as a round counts it: the paths a template words (checked: that pass the checks)
     entries = [{"query_id": keys[vs], "versions": sorted(vs)} for vs in sets]
     pools = content_pools(store, entries, keep=is_wordable)
-    sizes = (checked_pool_sizes(store, entries) if checked
+    levels = checked_pool_levels(store, entries) if checked else None
+    sizes = ({q: sum(lv.values()) for q, lv in levels.items()} if levels is not None
              else {q: sum(c.values()) for q, c in pools.items()})
     drawn: dict[str, list[str]] = {}
     for row in store.query("rounds/items_facts", rounds=rounds):
@@ -338,9 +353,13 @@ def collisions(store: Store, rounds: list[int] | None = None, delta: float = 0.0
         graphs[q] = graph_stats([sizes[keys[per[r]]] for r in present], overlaps, delta,
                                 drawn=drawn.get(q), trials=trials, weights=weights,
                                 consecutive=drift)
-    return {"rounds": rounds, "delta": delta, "k_counts": "askable" if checked else "wordable",
-            "graphs": {q: g.model_dump() for q, g in graphs.items()},
-            "aggregate": aggregate(graphs, delta)}
+    out = {"rounds": rounds, "delta": delta, "k_counts": "askable" if checked else "wordable",
+           "graphs": {q: g.model_dump() for q, g in graphs.items()},
+           "aggregate": aggregate(graphs, delta)}
+    if levels is not None:  # K per complexity setting, on each graph's latest evidence
+        latest = {q: keys[per[max(per)]] for q, per in snaps.items()}
+        out["by_setting"] = by_setting({q: levels[k] for q, k in latest.items()})
+    return out
 
 
 def _previous_round(t: int, cfg: SampleConfig, previous: int | None) -> int | None:

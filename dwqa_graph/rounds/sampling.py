@@ -2,8 +2,9 @@
 
 For seed graph i in round t the per-graph seed is r_i,t = H(round seed, graph id)
 (``graph_seed``); the draws themselves are the path generator's (``paths.draw``). The
-``SampleConfig`` of a round holds its redraw budget and its reuse rule over the facts the
-previous round's items used, and whether it draws time-sensitive paths.
+``SampleConfig`` of a round holds its redraw budget, its reuse rule over the facts the
+previous round's items used, whether it draws time-sensitive paths, and its complexity:
+the hops, sources and constraints an item may have.
 """
 
 from __future__ import annotations
@@ -11,7 +12,19 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+#: A round's default complexity: every form (two to four facts on the answer's path), with
+#: or without a description. A benchmark's rounds mix the levels; the report and `round
+#: collisions --checked` split them (``--hops 3-4 --constraints 2-2`` makes a hard round).
+DEFAULT_HOPS = (2, 4)
+DEFAULT_CONSTRAINTS = (0, 2)
 
 #: How a round treats the facts the previous round's items used (``SampleConfig.reuse``).
 Reuse = Literal["fresh", "disjoint", "avoid", "allow", "prefer"]
@@ -37,6 +50,16 @@ class SampleConfig(BaseModel):
         "cap). Seed graphs that share a page share its facts, and a fresh round's draws "
         "prefer the facts its items already use (``paths.draw``): uncapped, one fact of a "
         "page many graphs cite stood in up to 9 items of a round.")
+    hops: tuple[int, int] = Field(
+        DEFAULT_HOPS, description="The facts on an item's answer path, least and most "
+        "(``Path.hops``): 2 is a bridge, an intersection, a comparison's two dates with no "
+        "link, a temporal pair; 3-4 a linked comparison or a chain.")
+    sources: int = Field(
+        1, ge=1, description="The least number of distinct documents an item needs "
+        "(``Path.sources``, its description's included).")
+    constraints: tuple[int, int] = Field(
+        DEFAULT_CONSTRAINTS, description="How many facts describe an entity in place of "
+        "its name, least and most (``Path.constraints``: 0, or a description's 2).")
     reuse_share: float = Field(
         1.0, ge=0.0, le=1.0, description="Share of seed graphs the reuse rule applies to "
         "(chosen per graph and round from r); the others draw as with 'allow'.")
@@ -64,6 +87,19 @@ class SampleConfig(BaseModel):
         if isinstance(data, dict) and self.time_sensitive == "any":
             data.pop("time_sensitive", None)
         return data
+
+    @model_validator(mode="after")
+    def _ranges(self) -> SampleConfig:
+        for name in ("hops", "constraints"):
+            lo, hi = getattr(self, name)
+            if lo < 0 or hi < lo:
+                raise ValueError(f"{name}: a range LO-HI with 0 <= LO <= HI, got {lo}-{hi}")
+        return self
+
+    def admits(self, hops: int, sources: int, constraints: int) -> bool:
+        """Whether an item of this complexity belongs in the round."""
+        return (self.hops[0] <= hops <= self.hops[1] and sources >= self.sources
+                and self.constraints[0] <= constraints <= self.constraints[1])
 
 
 #: How many rounds back a fresh round looks for a graph's own candidates to draw last: the

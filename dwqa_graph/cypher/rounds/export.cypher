@@ -15,7 +15,8 @@ WITH r, i, q, n, p ORDER BY n
 WITH r, i, q, collect(p) AS provenance
 RETURN r.t AS round, r.seed AS seed, r.theta_hash AS theta_hash, i.id AS id,
        q.id AS query_id, q.text AS seed_question, i.question AS question, i.answer AS answer,
-       i.pattern AS pattern, i.hops AS hops, i.generator AS generator, i.r AS r,
+       i.pattern AS pattern, i.hops AS hops, i.sources AS sources,
+       i.constraints AS constraints, i.generator AS generator, i.r AS r,
        i.attempt AS attempt, coalesce(i.checks, []) AS checks,
        i.answer_type AS answer_type,
        i.two_option AS two_option, i.phrasing AS phrasing, provenance

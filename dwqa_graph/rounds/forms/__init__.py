@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from dwqa_graph.rounds.forms import bridge, comparison, intersection, temporal
+from dwqa_graph.rounds.forms import bridge, chain, comparison, describe, intersection, temporal
 from dwqa_graph.rounds.forms.base import Path, PathFact, QuestionForm
 
 #: The forms by name, in the order θ lists them.
 FORMS: dict[str, QuestionForm] = {
-    m.FORM.name: m.FORM for m in (bridge, intersection, comparison, temporal)}
+    m.FORM.name: m.FORM for m in (bridge, intersection, comparison, temporal, chain)}
 
 
 def form_of(path: Path) -> QuestionForm:
@@ -39,4 +39,5 @@ def forms_theta() -> dict[str, Any]:
     th: dict[str, Any] = {"forms": list(FORMS), "relations": form_params()}
     for f in FORMS.values():
         th.update(f.theta())
+    th.update(describe.theta())
     return th

@@ -80,6 +80,29 @@ class Path(BaseModel):
     others: int | None = Field(None, description="Intersection: the graph's other entities "
                                "with the first clue alone.")
     across_documents: bool = True
+    described: str | None = Field(None, description="The entity the question names by a "
+                                  "description instead of its name (its id), if any.")
+    constraints: int = Field(0, description="How many facts describe that entity: the last "
+                             "``constraints`` of ``facts`` (``paths/descriptions.cypher``).")
+
+    @property
+    def chain(self) -> list[PathFact]:
+        """The facts the answer is reached by: ``facts`` without the description's."""
+        return self.facts[:len(self.facts) - self.constraints]
+
+    @property
+    def description(self) -> list[PathFact]:
+        return self.facts[len(self.facts) - self.constraints:]
+
+    @property
+    def hops(self) -> int:
+        """Facts on the answer's path (a description's facts are constraints, not hops)."""
+        return len(self.chain)
+
+    @property
+    def sources(self) -> int:
+        """Distinct documents the question needs: its facts' and its description's."""
+        return len({f.version_id for f in self.facts})
 
     @property
     def kind(self) -> str:

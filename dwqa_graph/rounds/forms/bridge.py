@@ -28,7 +28,7 @@ SECOND = ("born", "died", "founded", "opened", "released", "born_in", "died_in",
 
 #: The first hop as a noun phrase naming B through A: relation -> (A's type, B's type,
 #: phrasings).
-_NP: dict[str, tuple[str | None, str, dict[str, str]]] = {
+NOUN_PHRASES: dict[str, tuple[str | None, str, dict[str, str]]] = {
     "directed_by": (None, "PERSON", {"d1": "the director of {A}",
                                      "d2": "the person who directed {A}"}),
     # "author" reads wrong for a film, "writer" is right for a film and a book
@@ -43,7 +43,7 @@ _NP: dict[str, tuple[str | None, str, dict[str, str]]] = {
 }
 #: The second hop as a question about the noun phrase: relation -> (B's type, answer,
 #: phrasings). ``{Q}`` is the noun phrase.
-_Q: dict[str, tuple[str | None, str, dict[str, str]]] = {
+QUESTIONS: dict[str, tuple[str | None, str, dict[str, str]]] = {
     "born": ("PERSON", "year", {"y1": "In what year was {Q} born?",
                                 "y2": "What year was {Q} born in?",
                                 "y3": "When was {Q} born?"}),
@@ -64,8 +64,8 @@ _Q: dict[str, tuple[str | None, str, dict[str, str]]] = {
 
 def _render(p: Path, rng: random.Random) -> Rendered:
     f1, f2 = p.facts[0], p.facts[1]
-    a_type, b_type, nps = _NP[f1.relation]
-    q_type, kind, qs = _Q[f2.relation]
+    a_type, b_type, nps = NOUN_PHRASES[f1.relation]
+    q_type, kind, qs = QUESTIONS[f2.relation]
     if not (type_ok(a_type, f1.subject_type) and type_ok(b_type, f1.object_type)
             and type_ok(q_type, f2.subject_type)):
         raise Unworded("entity_types")
@@ -103,7 +103,7 @@ class Bridge(FormBase):
         return [role] if role else []
 
     def unworded(self) -> list[str]:
-        return sorted(set(FIRST) - set(_NP)) + sorted(set(SECOND) - set(_Q))
+        return sorted(set(FIRST) - set(NOUN_PHRASES)) + sorted(set(SECOND) - set(QUESTIONS))
 
 
 FORM = Bridge()

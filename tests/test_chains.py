@@ -1,0 +1,206 @@
+"""Controllable complexity: chains of three or four hops, entities named by a description,
+and the hops / sources / constraints a round is asked for (issue "Controllable complexity").
+
+The wording tests run on the relation combinations the film pages give (a film's director,
+their spouse, the spouse's death or birthplace); the Neo4j tests read the example's film
+pages with the real CoreNLP and enumerate the chains and descriptions in the real Neo4j."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pydantic import ValidationError
+
+from dwqa_graph.cli.main import main
+from dwqa_graph.graph.store import Store
+from dwqa_graph.language.corenlp import CoreNLP
+from dwqa_graph.rounds.forms import describe
+from dwqa_graph.rounds.forms.base import Path as FactPath, PathFact, PathGraph
+from dwqa_graph.rounds.path_generate import PathGenerator, path_problems
+from dwqa_graph.rounds.paths import load_path_graphs
+from dwqa_graph.rounds.render import Unworded, render
+from dwqa_graph.rounds.round import export_rows, new_round, show_round
+from dwqa_graph.rounds.sampling import SampleConfig
+
+from .conftest import build_facts
+
+
+def fact(subject: str, relation: str, stype: str = "PERSON", version: str = "v1",
+         evidence: str = "", start: int = 0, **kw: object) -> PathFact:
+    return PathFact(id=f"{subject}-{relation}-{kw.get('object', kw.get('year'))}",
+                    relation=relation, subject_id=subject, subject=subject,
+                    subject_type=stype, evidence=evidence, start=start, end=start + 1,
+                    version_id=version, **kw)  # type: ignore[arg-type]
+
+
+def person(subject: str, relation: str, obj: str, otype: str = "PERSON", stype: str = "PERSON",
+           **kw: object) -> PathFact:
+    return fact(subject, relation, stype, object=obj, object_id=obj, object_type=otype, **kw)
+
+
+DIRECTED = person("The Ferryman's Daughter", "directed_by", "Halvard Ostrem", stype="MISC",
+                  subject_titles=["The Ferryman's Daughter (1962 film)"],
+                  evidence="The Ferryman's Daughter is a 1962 Valmoran drama film directed by "
+                           "Halvard Ostrem.")
+MARRIED = person("Halvard Ostrem", "married", "Ruth Aldane", version="v2",
+                 evidence="Ostrem married the novelist Ruth Aldane in 1960.")
+DIED = fact("Ruth Aldane", "died", year=2015, date="2015-05-07", precision="day", version="v3",
+            evidence="She died in Valmora on 7 May 2015.")
+BORN_IN = person("Ruth Aldane", "born_in", "Ketterby", otype="PLACE", version="v3",
+                 evidence="Aldane was born in Ketterby on 22 August 1934.")
+FOUNDED = fact("Ketterby", "founded", stype="PLACE", year=1412, version="v4",
+               evidence="Ketterby was founded in 1412.")
+
+
+def test_a_chain_nests_one_noun_phrase_per_hop() -> None:
+    three = FactPath(form="chain", facts=[DIRECTED, MARRIED, DIED])
+    seen = set()
+    for seed in range(30):
+        r = render(three, random.Random(seed))
+        assert r.answer in ("2015", "May 7, 2015") and r.answer_type == "date"
+        assert "the spouse of the director of" in r.question
+        assert "Ostrem" not in r.question and "Aldane" not in r.question
+        assert r.anchors == ["The Ferryman's Daughter"]
+        seen.add(r.question)
+    assert "In what year did the spouse of the director of the 1962 film The Ferryman's " \
+           "Daughter die?" in seen
+    # four hops: the birthplace of the spouse of the director, and the place's founding
+    four = FactPath(form="chain", facts=[DIRECTED, MARRIED, BORN_IN, FOUNDED])
+    questions = {render(four, random.Random(s)).question for s in range(30)}
+    assert any(q.startswith("In what year was the birthplace of the spouse of the director of")
+               for q in questions), questions
+    # no hop is a relative clause: around another noun phrase it reads as a puzzle
+    assert not any(" where " in q or " who " in q for q in questions), questions
+    # the path's hop facts, its sources and its key
+    assert (four.hops, four.sources, four.constraints) == (4, 4, 0)
+
+
+def test_a_chain_of_the_wrong_types_is_not_worded() -> None:
+    wrong = DIED.model_copy(update={"subject_type": "MISC"})  # a film does not die
+    with pytest.raises(Unworded):
+        render(FactPath(form="chain", facts=[DIRECTED, MARRIED, wrong]), random.Random(0))
+
+
+RELEASED = fact("The Ferryman's Daughter", "released", "MISC", year=1962, version="v5",
+                subject_titles=["The Ferryman's Daughter (1962 film)"],
+                evidence="It premiered at the Valmora Film Festival on 8 September 1962.")
+WRITTEN = person("The Ferryman's Daughter", "written_by", "Ruth Aldane", stype="MISC",
+                 version="v3", subject_titles=["The Ferryman's Daughter (1962 film)"],
+                 evidence="It was written by Ruth Aldane.")
+OSTREM_BORN = fact("Halvard Ostrem", "born", year=1931, date="1931-03-14", precision="day",
+                   version="v2", evidence="Ostrem was born in Kellhaven on 14 March 1931.")
+
+
+def test_a_description_is_worded_by_a_grammar_over_its_relations() -> None:
+    assert describe.phrase([WRITTEN, RELEASED]) == \
+        "the film released in 1962 and written by Ruth Aldane"
+    born = fact("Ruth Aldane", "born", year=1934, version="v3")
+    assert describe.phrase([BORN_IN, born]) == "the person born in Ketterby in 1934"
+    assert describe.phrase([born, DIED]) == "the person born in 1934 who died in 2015"
+
+
+def test_a_described_bridge_names_its_entity_by_the_description_only() -> None:
+    bridge = FactPath(form="bridge", facts=[DIRECTED, OSTREM_BORN])
+    # the description may not name the bridge entity or the answer: Ruth Aldane is neither
+    [got] = describe.variants(bridge, [[RELEASED, WRITTEN]])
+    assert (got.hops, got.constraints, got.sources) == (2, 2, 4)
+    r = render(got, random.Random(0))
+    assert "The Ferryman's Daughter" not in r.question, r.question
+    assert "the film released in 1962 and written by Ruth Aldane" in r.question, r.question
+    assert r.answer.endswith("1931") and r.anchors == ["Ruth Aldane"]
+    # positive control: the same bridge named by its film
+    assert "The Ferryman's Daughter" in render(bridge, random.Random(0)).question
+    # a description that names the bridge entity gives a hop away: no variant
+    by_director = person("The Ferryman's Daughter", "produced_by", "Halvard Ostrem",
+                         stype="MISC", version="v6")
+    assert describe.variants(bridge, [[RELEASED, by_director]]) == []
+    # nor one that restates the path's own first hop
+    assert describe.variants(bridge, [[RELEASED, DIRECTED]]) == []
+
+
+def test_no_sentence_of_the_pages_may_answer_a_chain_or_undo_its_description() -> None:
+    chain = FactPath(form="chain", facts=[DIRECTED, MARRIED, DIED])
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
+    r = render(chain, random.Random(0))
+    plain = {"v1": DIRECTED.evidence, "v2": MARRIED.evidence, "v3": DIED.evidence}
+    assert "no_shortcut" not in path_problems(g, chain, r, plain)  # positive control
+    told = {**plain, "v1": plain["v1"] + " The Ferryman's Daughter was the last film "
+            "Ruth Aldane saw before she died in 2015."}
+    assert "no_shortcut" in path_problems(g, chain, r, told)
+    bridge = FactPath(form="bridge", facts=[DIRECTED, OSTREM_BORN])
+    [got] = describe.variants(bridge, [[RELEASED, WRITTEN]])
+    d = render(got, random.Random(0))
+    pages = {"v1": DIRECTED.evidence, "v2": OSTREM_BORN.evidence, "v3": WRITTEN.evidence,
+             "v5": RELEASED.evidence}
+    assert "no_shortcut" not in path_problems(g, got, d, pages)
+    undone = {**pages, "v5": "The Ferryman's Daughter, written by Ruth Aldane, came out in "
+              "1962."}
+    assert "no_shortcut" in path_problems(g, got, d, undone)
+
+
+def test_the_complexity_knobs_and_their_bad_values() -> None:
+    cfg = SampleConfig(hops=(3, 4), sources=3, constraints=(2, 2))
+    assert cfg.admits(3, 3, 2) and cfg.admits(4, 5, 2)
+    assert not cfg.admits(2, 3, 2) and not cfg.admits(3, 2, 2) and not cfg.admits(3, 3, 0)
+    with pytest.raises(ValidationError):
+        SampleConfig(hops=(4, 2))
+    for option, value in (("--hops", "4-2"), ("--hops", "two"), ("--constraints", "-1"),
+                          ("--sources", "0")):
+        res = CliRunner().invoke(main, ["round", "new", "--seed", "1", option, value])
+        assert res.exit_code == 2, (option, value, res.output)
+        assert option in res.output and "Traceback" not in res.output
+
+
+# -- in Neo4j, from the film pages ---------------------------------------------------------
+SPOUSES = {
+    "The Ferryman's Daughter (1962 film)": "The Ferryman's Daughter is a 1962 Valmoran drama "
+                                           "film directed by Halvard Ostrem.",
+    "Halvard Ostrem": "Halvard Ostrem (14 March 1931 – 2 November 2004) was a Valmoran film "
+                      "director and screenwriter.\nOstrem married the novelist Ruth Aldane "
+                      "in 1960.",
+    "Ruth Aldane": "Ruth Aldane (22 August 1934 – 7 May 2015) was a Valmoran novelist and "
+                   "screenwriter.",
+}
+
+
+def _chains(store: Store) -> list[FactPath]:
+    return [p for g in load_path_graphs(store, t=10**9) for p in g.paths if p.form == "chain"]
+
+
+def test_a_chain_is_listed_from_real_pages(store: Store, nlp: CoreNLP,
+                                           tmp_path: Path) -> None:
+    build_facts(store, nlp, tmp_path, SPOUSES)
+    chains = _chains(store)
+    relations = {tuple(f.relation for f in p.facts) for p in chains}
+    assert ("directed_by", "married", "died") in relations, relations  # positive control
+    for p in chains:
+        assert p.hops == 3 and p.sources >= 2
+
+
+def test_a_round_asked_for_deeper_items_gives_them(films: Store) -> None:
+    graphs = load_path_graphs(films, t=10**9)
+    chains = [p for g in graphs for p in g.paths if p.form == "chain"]
+    assert chains
+    # a description's two facts come from two documents (the film pages state most of an
+    # entity's facts on its own page, so they may give none)
+    for g in graphs:
+        for p in g.paths:
+            if p.described:
+                assert p.constraints == 2 and len({f.version_id for f in p.description}) == 2
+    rep = new_round(films, seed=5, generator=PathGenerator(),
+                    cfg=SampleConfig(hops=(3, 4), constraints=(0, 0)))
+    rows = export_rows(films, rep.round)
+    assert rows and all(3 <= r["hops"] <= 4 and r["constraints"] == 0 for r in rows)
+    info = show_round(films, rep.round)
+    assert info["levels"]["constraints"] == {"0": len(rows)}
+    assert json.loads(json.dumps(info["theta"]))["sampling"]["hops"] == [3, 4]
+    # the same graph asked for 2-hop items only: no chain
+    rep2 = new_round(films, seed=6, generator=PathGenerator(),
+                     cfg=SampleConfig(hops=(2, 2), constraints=(0, 0)))
+    rows2 = export_rows(films, rep2.round)
+    assert rows2 and all(r["hops"] == 2 for r in rows2)
+    assert rep2.hops == {"2": len(rows2)}

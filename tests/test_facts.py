@@ -174,7 +174,9 @@ def test_dated_event_is_the_verbs_own_date(nlp: CoreNLP) -> None:
     facts = facts_of(nlp, None, "In 2017, Gianni Infantino praised Morocco for the bid for the "
                                 "2026 FIFA World Cup.")
     assert all(f.year != 2026 for f in facts)
-    assert any(f.subject.name == "Gianni Infantino" and f.year == 2017 for f in facts)
+    # ... and the praise without it ("praised Morocco") is every praise of Morocco: no event
+    # (the same verb's date without a named occasion is read, above)
+    assert not [f for f in facts if f.relation == "event"]
 
 
 def test_an_event_is_worded_by_its_own_predicate(nlp: CoreNLP) -> None:
@@ -1323,6 +1325,10 @@ def test_a_quoted_title_is_never_cut_open(nlp: CoreNLP) -> None:
     # promise to ...'
     assert phrases('In 2010, Warren Hale signed "The Giving Pledge", a promise to give away '
                    'most of his wealth.') == []
+    # a list of objects is no apposition, and a stray mark before the phrase cuts nothing
+    # (controls)
+    assert phrases('"In 1961, Warren Hale toured Cyprus, India, Nepal, and Iran.') == [
+        "toured Cyprus, India, Nepal, and Iran"]
     for f in facts_of(nlp, "Nina Cole", "In 2017, Nina Cole recorded \"Despacito\" with "
                       "the band, and \"Bailando\" with Luis Ortega."):
         assert f.phrase is None or f.phrase.count('"') % 2 == 0, f.phrase
@@ -1350,19 +1356,13 @@ def test_a_page_subjects_own_names_are_nobody_elses(nlp: CoreNLP) -> None:
 
 def test_an_event_phrase_keeps_what_says_which_event(nlp: CoreNLP) -> None:
     """An event phrase that must leave out what says which event it is gives no event: a
-    role's or partner's phrase too long to keep ("was presented by the chair ... [with the
-    first-ever silver plaque ...]"), a place that names the occasion and holds its year
-    ("[in the 2013 Champions League Final]"), a title the parser cut from its noun, what a
+    place that names the occasion and holds its year ("[in the 2013 Champions League
+    Final]"), a title the parser cut from its noun, what a
     verb of saying said (its clause lost). The same events with what names them short
     enough are written (controls)."""
     def phrases(title: str, sentence: str) -> list[str | None]:
         return [f.phrase for f in facts_of(nlp, title, sentence) if f.relation == "event"]
 
-    assert phrases("Arthur Lind", "In 1998, at the congress, Arthur Lind was presented by "
-                   "the chair of the Prize Committee with the first-ever silver plaque in "
-                   "recognition of his proof of the Morrow conjecture.") == []
-    assert phrases("Arthur Lind", "In 1998, Arthur Lind was presented with the Morrow "
-                   "Medal.") == ["was presented with the Morrow Medal"]
     assert phrases("Jonas Berg", "In May 2013, Jonas Berg featured with Dortmund in the "
                    "2013 Champions League Final.") == []
     assert phrases("Jonas Berg", "In May 2013, Jonas Berg featured with Dortmund at "
@@ -1379,7 +1379,8 @@ def test_an_event_phrase_keeps_what_says_which_event(nlp: CoreNLP) -> None:
 def test_a_join_as_is_no_membership_and_a_release_in_a_country_is_unsure(
         nlp: CoreNLP) -> None:
     """"joined Adele as the only female artist with three top ten singles" compares, it is
-    no membership; "joined the Grand Ole Opry" is one (control). A release in one country may
+    no membership; "joined the Grand Ole Opry" is one (control; "joined Tesla Motors as
+    chairman" in rules 17's test is another). A release in one country may
     be a later one: stored, marked uncertain; a release with no country is sure (control)."""
     assert not [f for f in facts_of(nlp, "Mara Quinn", "With the single \"Problem\", Mara "
                                     "Quinn joined Adele as the only female artist with three "

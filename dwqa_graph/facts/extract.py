@@ -416,9 +416,11 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                 yield _Read("located_in", lemma, subj, obj=p)
         return
     if lemma in _JOIN:
-        if sent.deps(v, "obl:as"):
-            return  # a comparison ("joined Adele as the only female artist with ..."), or a
-            # role, not a membership
+        if any(sent.token(i).pos == "JJS" or sent.token(i).ner == "ORDINAL"
+               or sent.token(i).lemma.lower() == "only"
+               for d in sent.deps(v, "obl:as") for i in _subtree(sent, d)):
+            return  # a comparison ("joined Adele as the only female artist with ..."), not
+            # a membership ("joined Tesla Motors as chairman" is one)
         for o in objects:
             if o.type in ("ORG", "MISC") and o != subj and not _partial_name(sent, o):
                 yield _Read("member_of", lemma, subj, obj=o, when=date)
@@ -579,7 +581,9 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
         return None, None  # "suggested to Fliess [that ...]": what was said is the event
     # two objects with a comma between are an apposition the parser misread ('signed "The
     # Giving Pledge", a promise to ...'): one of them is no object
-    objs = sent.deps(v, "obj")
+    # (enhanced++ copies the object to each item of a list: "toured Cyprus, India, and Iran")
+    objs = [o for o in sent.deps(v, "obj")
+            if not any(r.startswith("conj") and h in sent.deps(v, "obj") for r, h in sent.heads(o))]
     if len(objs) > 1 and any(sent.token(k).word == ","
                              for k in range(min(objs), max(objs))):
         return None, None
@@ -591,19 +595,20 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
         keep |= sub
     core = set(keep)
     # prepositional phrases after the verb, in sentence order, while the phrase stays short;
-    # one of place or circumstance naming nothing ("at the age of 18") is left out whole
-    # where it is long or holds a time or number, and so is one before the subject ("Out of
-    # contract, he signed for ..."); one that says which event it is leaves no phrase
-    # (``_identifies``)
+    # a long aside ("with the support of both the ruling ...") is left out whole, and so is
+    # one before the subject ("Out of contract, he signed for ..."); one holding a time or a
+    # number is left out ("at the age of 18"), unless it names the occasion
+    # (``_names_occasion``): then there is no phrase
     obls = {d: r for r, d in sent.children.get(v, ()) if r.startswith("obl:") and d > v}
     for d in sorted(obls):
         sub = _subtree(sent, d)
         if v in sub:
             continue
-        if len(keep | sub) > PHRASE_MAX_TOKENS or any(sent.token(i).ner in _TIME_NER
-                                                       for i in sub):
-            if _identifies(sent, obls[d], d, sub):
+        if any(sent.token(i).ner in _TIME_NER for i in sub):
+            if _names_occasion(sent, sub):
                 return None, None
+            continue
+        if len(keep | sub) > PHRASE_MAX_TOKENS:
             continue
         keep |= sub
         # a list's later items go with its first ("in Italy, Portugal, and Spain": the
@@ -623,22 +628,13 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
         " ", ",") else None
 
 
-#: Named-entity tags of an amount: a prepositional phrase that is only one ("was bought by
-#: Google [for $1.65 billion]") says how much, not which event.
-_AMOUNT_NER = {"MONEY", "PERCENT", "NUMBER", "DURATION"}
-
-
-def _identifies(sent: Sentence, rel: str, d: int, sub: set[int]) -> bool:
-    """A prepositional phrase the event's phrase must leave out (for its length, or for a
-    time or number in it) says which event it is: one of a role, a partner or a purpose
-    that is no amount ("was presented by the chair of the committee [with the first-ever
-    IMU silver plaque in recognition of his proof]"), or one of place or circumstance that
-    names something ("featured with Dortmund [in the 2013 Champions League Final]"). The
-    phrase without it is every such event of the subject."""
-    if any(sent.token(i).pos in ("NNP", "NNPS") and sent.token(i).ner not in _TIME_NER
-           for i in sub):
-        return True
-    return rel not in _CIRCUMSTANCE and sent.token(d).ner not in _AMOUNT_NER
+def _names_occasion(sent: Sentence, sub: set[int]) -> bool:
+    """A prepositional phrase left out for the time or number in it that names something:
+    the occasion, which says which event it is ("featured with Dortmund [in the 2013
+    Champions League Final]", "praised Morocco [for the bid for the 2026 FIFA World Cup]").
+    The phrase without it is every such event of the subject."""
+    return any(sent.token(i).pos in ("NNP", "NNPS") and sent.token(i).ner not in _TIME_NER
+               for i in sub)
 
 
 def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]:
@@ -791,8 +787,9 @@ def _whole_quotes(sent: Sentence, keep: set[int]) -> set[int] | None:
                                      for k in words):
             return None  # a title cut open, or a phrase starting inside it
         keep = keep | words | {opened, i}
-    if inside and any(k > opened for k in keep):
-        return None  # a quotation never closed in the sentence
+    if inside and min(keep) < opened < max(keep):
+        return None  # a quotation opened inside the phrase and never closed
+    # (one opened before it is a stray mark of the text: '"In 1943, Elizabeth undertook ...')
     return keep
 
 

@@ -13,7 +13,9 @@ The library parses; this module only maps its analysis onto the relation vocabul
 - its **objects** are entity mentions in ``obj``, ``obl:agent`` / ``obl:by`` and
   ``obl:in`` positions, and numbers that modify its object noun (``nummod``).
 A verb that is negated, modal or hypothetical ("will open", "plans to open", "if it wins"),
-and any sentence with "respectively", gives no fact: precision over recall.
+and any sentence with "respectively", gives no fact: precision over recall. A fact read by a
+guess (a pronoun the paragraph gives no name for, a date that may be another clause's or
+another country's release) is written ``uncertain``: stored, never chained.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "39"
+RULES_VERSION = "40"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -112,6 +114,8 @@ class _Read:
     approximate: bool = False
     phrase: str | None = None
     short_phrase: str | None = None
+    #: Its date may be another event's (``_unsure_date``).
+    unsure_date: bool = False
 
 
 def _ref(s: Span) -> EntityRef:
@@ -130,6 +134,7 @@ def _fact(r: _Read, version_id: str, start: int, evidence: str, extractor: str) 
         precision=r.date.precision if r.date else None, value=r.value, unit=r.unit,
         approximate=r.approximate, when=r.when.iso if r.when else None, phrase=r.phrase,
         short_phrase=r.short_phrase,
+        uncertain=r.unsure_date or r.subject.unsure or bool(r.obj and r.obj.unsure),
         version_id=version_id, start=start, end=start + len(evidence), evidence=evidence,
         extractor=extractor)
 
@@ -259,6 +264,18 @@ def _date(sent: Sentence, v: int) -> DateValue | None:
     return values.pop()
 
 
+def _unsure_date(sent: Sentence, v: int) -> bool:
+    """The date is written before the clause of its verb, which is not the sentence's main
+    verb ("In 1997, after the film that made her famous was released, she ..."): whether the
+    date is the clause's or the main verb's, the parser only guesses."""
+    if any(g == 0 for _, g in sent.heads(v)):
+        return False
+    dates = [d for d in sent.deps(v, *_DATE_RELS)
+             if (m := sent.mention_at(d)) is not None and m.ner == "DATE"]
+    clause = {v} | {d for _, d in sent.children.get(v, ()) if d not in dates}
+    return any(d < min(clause) for d in dates)
+
+
 def _written_date(m: Mention) -> DateValue | None:
     """The mention's date, unless the tagger computed it from another ("In 2017, more than
     15 years later" is normalised to 2032): a year written in the mention must be
@@ -324,9 +341,12 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text:
         agents = _entities(sent, v, spans, "obl:agent", "obl:by")
         objects = _entities(sent, v, spans, "obj")
         places = [s for s in _entities(sent, v, spans, "obl:in") if s.type == "PLACE"]
+        unsure = date is not None and _unsure_date(sent, v)
         for subj in subjects:
-            yield from _verb_facts(sent, v, lemma, passive, subj, date, agents, objects,
-                                   places, spans, text)
+            for r in _verb_facts(sent, v, lemma, passive, subj, date, agents, objects,
+                                 places, spans, text):
+                r.unsure_date = r.unsure_date or (unsure and (r.date or r.when) is not None)
+                yield r
 
 
 def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
@@ -370,7 +390,10 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     intransitive = not sent.deps(v, "obj")
     if lemma in _RELEASE and (passive or (lemma == "premiere" and intransitive)):
         if date and not _released_on_something(sent, v):
-            yield _Read("released", lemma, subj, date=date)
+            # a release in one country may be a later one of a work released before
+            # elsewhere ("The game was released by Spike Chunsoft in Japan on 25 August
+            # 2022"): kept, but its date may not be the work's
+            yield _Read("released", lemma, subj, date=date, unsure_date=bool(places))
         return
     if lemma in _BY:
         rel = _BY[lemma]
@@ -393,6 +416,11 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                 yield _Read("located_in", lemma, subj, obj=p)
         return
     if lemma in _JOIN:
+        if any(sent.token(i).pos == "JJS" or sent.token(i).ner == "ORDINAL"
+               or sent.token(i).lemma.lower() == "only"
+               for d in sent.deps(v, "obl:as") for i in _subtree(sent, d)):
+            return  # a comparison ("joined Adele as the only female artist with ..."), not
+            # a membership ("joined Tesla Motors as chairman" is one)
         for o in objects:
             if o.type in ("ORG", "MISC") and o != subj and not _partial_name(sent, o):
                 yield _Read("member_of", lemma, subj, obj=o, when=date)
@@ -551,6 +579,14 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
         return None, None
     if sent.deps(v, "ccomp"):
         return None, None  # "suggested to Fliess [that ...]": what was said is the event
+    # two objects with a comma between are an apposition the parser misread ('signed "The
+    # Giving Pledge", a promise to ...'): one of them is no object
+    # (enhanced++ copies the object to each item of a list: "toured Cyprus, India, and Iran")
+    objs = [o for o in sent.deps(v, "obj")
+            if not any(r.startswith("conj") and h in sent.deps(v, "obj") for r, h in sent.heads(o))]
+    if len(objs) > 1 and any(sent.token(k).word == ","
+                             for k in range(min(objs), max(objs))):
+        return None, None
     keep = {v}
     for d in sent.deps(v, "aux", "aux:pass", "compound:prt", "obj", "iobj", "xcomp"):
         sub = _subtree(sent, d)
@@ -560,18 +596,26 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     core = set(keep)
     # prepositional phrases after the verb, in sentence order, while the phrase stays short;
     # a long aside ("with the support of both the ruling ...") is left out whole, and so is
-    # one before the subject ("Out of contract, he signed for ...")
+    # one before the subject ("Out of contract, he signed for ..."); one holding a time or a
+    # number is left out ("at the age of 18"), unless it names the occasion
+    # (``_names_occasion``): then there is no phrase
     obls = {d: r for r, d in sent.children.get(v, ()) if r.startswith("obl:") and d > v}
     for d in sorted(obls):
         sub = _subtree(sent, d)
-        if (v not in sub and len(keep | sub) <= PHRASE_MAX_TOKENS
-                and not any(sent.token(i).ner in _TIME_NER for i in sub)):
-            keep |= sub
-            # a list's later items go with its first ("in Italy, Portugal, and Spain": the
-            # parse hangs each on the verb too)
-            if (obls[d] not in _CIRCUMSTANCE or not _names_something(sent, core - {v})
-                    or any(r.startswith("conj") and h in core for r, h in sent.heads(d))):
-                core |= sub
+        if v in sub:
+            continue
+        if any(sent.token(i).ner in _TIME_NER for i in sub):
+            if _names_occasion(sent, sub):
+                return None, None
+            continue
+        if len(keep | sub) > PHRASE_MAX_TOKENS:
+            continue
+        keep |= sub
+        # a list's later items go with its first ("in Italy, Portugal, and Spain": the
+        # parse hangs each on the verb too)
+        if (obls[d] not in _CIRCUMSTANCE or not _names_something(sent, core - {v})
+                or any(r.startswith("conj") and h in core for r, h in sent.heads(d))):
+            core |= sub
     core = _without_trailing_asides(sent, v, core)
     full = _phrase_text(sent, v, text, keep)
     if full is None or core == keep:
@@ -582,6 +626,15 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     # what it leaves out may follow a comma ("... of Salford City[, following ...]")
     return full, short if short and full.startswith(short) and full[len(short):][:1] in (
         " ", ",") else None
+
+
+def _names_occasion(sent: Sentence, sub: set[int]) -> bool:
+    """A prepositional phrase left out for the time or number in it that names something:
+    the occasion, which says which event it is ("featured with Dortmund [in the 2013
+    Champions League Final]", "praised Morocco [for the bid for the 2026 FIFA World Cup]").
+    The phrase without it is every such event of the subject."""
+    return any(sent.token(i).pos in ("NNP", "NNPS") and sent.token(i).ner not in _TIME_NER
+               for i in sub)
 
 
 def _without_trailing_asides(sent: Sentence, v: int, core: set[int]) -> set[int]:
@@ -622,6 +675,10 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
     keep = keep | {i for i in range(min(keep) + 1, max(keep))
                     if i not in keep and i - 1 in keep and i + 1 in keep
                     and not sent.token(i).word[:1].isalnum()}
+    quoted = _whole_quotes(sent, keep)
+    if quoted is None:
+        return None
+    keep = quoted
     idx = sorted(keep)
     # a gap is a whole dependent of the verb left out (the date, an adverb, an aside); a
     # word missing inside a kept part ("released [her] debut album") is a parse error
@@ -637,10 +694,10 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
         return None
     # a common noun whose name was an aside ("in the romantic comedy[, The Town]"): the
     # phrase would name a thing nobody can find ("SolarCity[, a solar-energy company]" is fine)
-    if any(d not in keep and sent.token(d).pos.startswith("NNP")
+    if any(d not in keep and (sent.token(d).pos.startswith("NNP") or _quoted_title(sent, d))
            for i in idx if i != v and sent.token(i).pos in ("NN", "NNS")
            for d in sent.deps(i, "appos", "dep")):
-        return None
+        return None  # also a quoted one ("released the song[, "Just Look Up",] with ...")
     # a duration left out inside the phrase is what the event is about ("spent [four
     # weeks] at Claus's station", "was sentenced [to five years] in prison"): the phrase
     # without it says something else
@@ -656,15 +713,23 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
     toks = [sent.token(i) for i in idx]
     if any(t.pos == "PRP" or t.word.lower() in _DEICTIC for t in toks):
         return None
+    # a verb of saying names what was said, which a phrase without its clause has lost
+    # ("claimed Mexico's involvement as cohost [could have been at risk]", "published a
+    # book alleging Armstrong [had used ...]")
+    if any(t.pos.startswith("VB") and t.lemma.lower() in _SAYING for t in toks):
+        return None
     # a name that runs on past the phrase: a title's subtitle after a colon ("co-authored
     # Farm Aid[: A Song for America]", the parser hangs it on the verb) or a capitalised
     # word the parser did not join to the name ("its television programme Doctor [Who]");
     # the cut name is another thing's name
     after = sent.token(idx[-1] + 1) if idx[-1] < len(sent.tokens) else None
     if after is not None and (after.word == ":" or (
-            (toks[-1].word[:1].isupper() or toks[-1].pos.startswith("NNP"))
-            and after.word[:1].isupper())):
-        return None  # also a word tagged a name's ("Hill House School in west [London]")
+            (toks[-1].word[:1].isupper() or toks[-1].pos.startswith("NNP")
+             or toks[-1].pos in ("NN", "NNS")) and after.word[:1].isupper())):
+        # also a word tagged a name's ("Hill House School in west [London]"), and a name
+        # after a common noun ("appeared in Adam McKay's film [Don't Look Up]": the parser
+        # read the title as a clause)
+        return None
     # "in favour" with nothing it is in favour of: what of was the sentence before's
     # ("Freud set out his case in favour in 1926 ...": no reader can tell in favour of what)
     if any(t.word.lower() in ("favour", "favor") and not sent.deps(i, "nmod:of")
@@ -687,6 +752,50 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
             runs.append([i])
     out = " ".join(sent.text_of(text, r[0], r[-1]) for r in runs).strip(" ,;:-")
     return out if len(out.split()) >= 2 and "\n" not in out else None
+
+
+_OPEN_QUOTES = ("``", '"', "“")
+_CLOSE_QUOTES = ("''", '"', "”")
+
+
+def _whole_quotes(sent: Sentence, keep: set[int]) -> set[int] | None:
+    """``keep`` with the whole of each quotation it holds a word of, marks included (the
+    parser hangs the closing mark on the verb, and the phrase read 'signed "The Giving
+    Pledge'), or None where a quotation is cut open: a quoted title is all in the phrase or
+    not in it. A straight quote opens or closes as it comes."""
+    inside, opened = False, 0
+    for i in range(1, len(sent.tokens) + 1):
+        w = sent.token(i).word
+        is_open = w in _OPEN_QUOTES and not (w == '"' and inside)
+        is_close = w in _CLOSE_QUOTES and not is_open
+        if not (is_open or is_close):
+            continue
+        if is_open:
+            inside, opened = True, i
+            continue
+        if not inside:
+            continue  # a closing mark of a quotation the sentence did not open
+        inside = False
+        # a quotation from ``opened`` to ``i``: the phrase holds all of its words or none
+        words = set(range(opened + 1, i))
+        if not words & keep:
+            if min(keep) < opened and i < max(keep):
+                return None  # a title left out inside the phrase ("released the song
+                # ["Just Look Up"], in collaboration with ...": the parser hung it apart)
+            continue
+        if min(keep) > opened or any(k not in keep and sent.token(k).word[:1].isalnum()
+                                     for k in words):
+            return None  # a title cut open, or a phrase starting inside it
+        keep = keep | words | {opened, i}
+    if inside and min(keep) < opened < max(keep):
+        return None  # a quotation opened inside the phrase and never closed
+    # (one opened before it is a stray mark of the text: '"In 1943, Elizabeth undertook ...')
+    return keep
+
+
+def _quoted_title(sent: Sentence, d: int) -> bool:
+    """Token ``d`` opens, or is right after, a quotation mark: a quoted title."""
+    return any(sent.token(k).word in _OPEN_QUOTES for k in (d, d - 1) if k >= 1)
 
 
 def _subtree(sent: Sentence, d: int) -> set[int]:

@@ -127,6 +127,11 @@ class Fact(_Model):
                                      "of place and circumstance once it names something "
                                      "('fought at the Battle of Sobraon' for 'fought at the "
                                      "Battle of Sobraon during the First Anglo-Sikh War').")
+    uncertain: bool = Field(False, description="The reader is unsure of it: its subject is "
+                            "a pronoun whose page subject the paragraph has not named (or "
+                            "whose sentence before was about another person), its date may "
+                            "be another event's, or its subject's type was guessed. Stored, "
+                            "but no chain uses it (`coalesce(f.uncertain, false)`).")
     claim_id: str | None = Field(None, description="The claim whose span holds the evidence "
                                  "(None: a sentence the claims stage left out, e.g. one "
                                  "opening with a pronoun the page's subject resolves).")

@@ -19,6 +19,8 @@ A separate step from extraction (as in neo4j-graphrag's and graphrag-toolkit's K
   unless another named entity the pronoun could stand for comes before it in the sentence,
   or (for "It") the sentence before it in the paragraph was about another thing: the
   pronoun then more likely stands for that one, and a chain of such pronouns does too.
+  A pronoun the paragraph has not named the subject for before it, or one after a sentence
+  about another person, is still the subject, but ``unsure``: its facts are ``uncertain``.
   (Statistical coreference was measured: 260 tokens/s here and it missed "Lively"/"She".)
 - **Generic** entities (countries and states used as attributes) are kept as objects of
   place facts but flagged: sampling never connects facts through them. Nationalities, job
@@ -140,6 +142,9 @@ class Span:
     type: EntityType
     generic: bool
     is_subject: bool  # the page's own subject
+    #: Resolved by a guess the reader is unsure of (a pronoun the paragraph gives no name
+    #: for, a subject's type no tag nor lead says): its facts are marked ``uncertain``.
+    unsure: bool = False
 
     def covers(self, i: int) -> bool:
         return self.first <= i <= self.last
@@ -165,6 +170,16 @@ class PageResolver:
                         and sent.token(m.first - 1).word == "(" \
                         and sent.token(m.first - 2).word in self.subject_words:
                     self.subject_norms.add(norm_name(_clean(text[m.start:m.end])))
+        # The name a lead opens with where the title is the subject's stage or short name
+        # ("Ramón Luis Ayala Rodríguez (born ...), known professionally as Daddy Yankee, is
+        # ..."): the subject's, and none of its words is another person's name ("Ayala" is
+        # no "Ramón Ayala" of a later paragraph).
+        self.alias_words: set[str] = set()
+        for sent, text in sentences[:3]:
+            alias = self._lead_alias(sent, text)
+            if alias is not None:
+                self.subject_norms.add(norm_name(alias))
+                self.alias_words |= set(alias.split())
         # Full names (two or more words) seen in the document, by coarse type.
         self.full: dict[EntityType, set[str]] = {}
         votes: dict[EntityType, int] = {}
@@ -192,6 +207,11 @@ class PageResolver:
         #: chain: "subject", "thing" or None (see ``_next_topic``).
         self._topic: str | None = None
         self._prev_end: int | None = None
+        #: Whether the paragraph so far named the page's subject (by a name, not a pronoun),
+        #: and whether the sentence before was about another person: a pronoun standing for
+        #: the subject is a guess otherwise (``_subject_references``).
+        self._named = False
+        self._other_person = False
         # the lead: the first sentence that says what the subject is, among the first three
         # (a page's text may open with its title and site lines: "From OpenTownWiki, ...")
         lead = next((x for x in (self._lead_noun(sent) for sent, _ in sentences[:3])
@@ -199,6 +219,8 @@ class PageResolver:
         #: The noun the lead says the subject is ("film"): "The film" stands for it.
         self.lead_lemma = lead.lemma.lower() if lead is not None and lead.ner != "TITLE" \
             else None
+        #: Neither the tagger nor the lead says what the subject is: its type is a guess.
+        self.type_guessed = not votes and lead is None
         if lead is not None:
             if lead.ner == "TITLE":  # "is an American actress": a person
                 self.subject_type = "PERSON"
@@ -234,11 +256,30 @@ class PageResolver:
 
     def _lead_noun(self, sent: Sentence) -> Token | None:
         """The noun a lead sentence says its subject is ("X is an American [actress]")."""
+        words = set(self.subject_words) | self.alias_words
         for _, root in sent.children.get(0, []):
             subj = sent.deps(root, "nsubj")
-            if sent.deps(root, "cop") and subj and sent.token(subj[0]).word in self.subject_words:
+            if sent.deps(root, "cop") and subj and sent.token(subj[0]).word in words:
                 return sent.token(root)
         return None
+
+    def _lead_alias(self, sent: Sentence, text: str) -> str | None:
+        """The person's name a lead opens with, before the page's title later in the same
+        sentence: "Ramón Luis Ayala Rodríguez (born February 3, 1977), known professionally
+        as Daddy Yankee, is a rapper" on the page "Daddy Yankee"."""
+        if not self.subject or len(sent.mentions) < 2:
+            return None
+        first = sent.mentions[0]
+        if TYPES.get(first.ner) != "PERSON" or first.first > 2:
+            return None
+        name = _clean(text[first.start:first.end])
+        if norm_name(name) in self.subject_norms or len(name.split()) < 2:
+            return None
+        roots = [r for _, r in sent.children.get(0, [])]
+        if not roots or not sent.deps(roots[0], "cop"):
+            return None
+        later = text[first.end:sent.token(roots[0]).start]
+        return name if self.subject in later else None
 
     def _is_subject_name(self, name: str, type_: EntityType | None) -> bool:
         if not self.subject:
@@ -272,10 +313,18 @@ class PageResolver:
     def _is_subject_word(self, name: str, type_: EntityType) -> bool:
         """One word of a longer page subject's name, not a person's surname (handled as the
         subject): "Madrid" on "Real Madrid CF" may be the club or the city; neither is
-        safe to name."""
+        safe to name. Nor a word of the name the lead opens with ("Ayala" on Daddy Yankee's
+        page), nor a person's first name alone: either is the subject or a relative, never
+        another full name of the page."""
+        if len(name.split()) == 1 and name in self.alias_words:
+            return True  # "Ayala" on Daddy Yankee's page: his own, or nobody's
+        if type_ == "PERSON" and self.subject_type == "PERSON":
+            # a person's first name alone ("Blake" on Blake Lively's page) is the person or
+            # a relative, never another full name of the page ("Blake Shelton"); the
+            # surname alone is the subject (``_is_subject_name``)
+            return len(name.split()) == 1 and name in self.subject_words[:-1]
         return (len(name.split()) == 1 and len(self.subject_words) >= 2
-                and name in self.subject_words
-                and not (type_ == "PERSON" and self.subject_type == "PERSON"))
+                and name in self.subject_words)
 
     def _is_subject_acronym(self, name: str) -> bool:
         """"UBI" on the page "Union Bank of India": the initials of its capitalised words."""
@@ -287,16 +336,36 @@ class PageResolver:
     def new_passage(self) -> None:
         """The sentences read next are not preceded by the ones read before."""
         self._topic = self._prev_end = None
+        self._named = self._other_person = False
 
     def spans(self, sent: Sentence, text: str) -> list[Span]:
         """Resolved mentions of one sentence (unresolvable ones are left out). Sentences of
         one passage are to be asked in order: a pronoun reads the sentence before it."""
         if self._prev_end is None or "\n" in text[self._prev_end:sent.start]:
             self._topic = None  # a paragraph's first sentence: no sentence before it
+            self._named = self._other_person = False
         out = self._spans(sent, text)
         self._topic = self._next_topic(sent, out)
+        self._other_person = self._about_another_person(sent, out)
         self._prev_end = sent.end
         return out
+
+    def _about_another_person(self, sent: Sentence, spans: list[Span]) -> bool:
+        """The sentence's main subject is a person other than the page's, named or not
+        ("Margaret decided to abandon her plans with Townsend. In 1960, she married ..." on
+        Elizabeth II's page: "she" is Margaret)."""
+        roots = [r for _, r in sent.children.get(0, [])]
+        subj = sent.deps(roots[0], "nsubj", "nsubj:pass") if roots else []
+        if not subj:
+            return False
+        sp = next((x for x in spans if x.covers(subj[0])), None)
+        if sp is not None:  # a pronoun guessed to be the subject goes on the chain
+            return (sp.type == "PERSON" and not sp.is_subject) or (sp.unsure
+                                                                    and self._other_person)
+        tok = sent.token(subj[0])
+        if tok.pos == "PRP":
+            return self._other_person and tok.word.lower() in ("he", "she")
+        return tok.ner == "PERSON"
 
     def _next_topic(self, sent: Sentence, spans: list[Span]) -> str | None:
         """What the sentence is about, as its main verb's subject says: the page's subject,
@@ -348,7 +417,7 @@ class PageResolver:
                     if surface == form and not taken & set(range(i, j + 1)) \
                             and not fragment(sent, i, j):
                         out.append(Span(i, j, self.subject or form, self.subject_type,
-                                        False, True))
+                                        False, True, unsure=self.type_guessed))
                         taken.update(range(i, j + 1))
                     if len(surface) >= len(form):
                         break
@@ -376,7 +445,7 @@ class PageResolver:
             if self._is_subject_name(name, t) or self._is_subject_acronym(name) \
                     or self._is_subject_alias(sent, m.first, t, out):
                 out.append(Span(m.first, m.last, self.subject or name, self.subject_type,
-                                False, True))
+                                False, True, unsure=self.type_guessed))
             elif self._is_subject_word(name, t):
                 continue  # "Madrid" on Real Madrid's page: the club or the city
             else:
@@ -385,7 +454,9 @@ class PageResolver:
                     continue
                 out.append(Span(m.first, m.last, resolved, t, m.ner in GENERIC_TAGS, False))
             taken.update(range(m.first, m.last + 1))
+        named = [sp for sp in out if sp.is_subject]
         out += self._subject_references(sent, out, taken)
+        self._named = self._named or bool(named)
         return out
 
     def _subject_references(self, sent: Sentence, spans: list[Span], taken: set[int],
@@ -445,7 +516,13 @@ class PageResolver:
                               and not any(s.is_subject and s.covers(m.first) for s in spans)
                               for m in sent.mentions):
                 continue
-            out.append(Span(first, i, self.subject, self.subject_type, False, True))
+            # A pronoun is a guess where the paragraph has not named the subject before it
+            # (it reaches across paragraphs: "In 1960, she married ..." opening a paragraph
+            # about the queen's sister), or after a sentence about another person.
+            sure = (self._named or any(s.is_subject and s.last < first for s in spans)) \
+                and not (person and self._other_person)
+            out.append(Span(first, i, self.subject, self.subject_type, False, True,
+                            unsure=not sure or self.type_guessed))
         return out
 
     def subject_span(self) -> Span | None:
@@ -453,7 +530,8 @@ class PageResolver:
         implies: "The population was 449" on a town's page)."""
         if not self.subject:
             return None
-        return Span(0, -1, self.subject, self.subject_type, False, True)
+        return Span(0, -1, self.subject, self.subject_type, False, True,
+                    unsure=self.type_guessed)
 
     def _expand(self, name: str, type_: EntityType) -> str | None:
         if len(name.split()) >= 2 or type_ != "PERSON":

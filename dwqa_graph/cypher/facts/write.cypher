@@ -1,5 +1,7 @@
 // Facts with their subject, object, the version they were read from and, where the claims
-// stage kept their sentence, the claim that holds it.
+// stage kept their sentence, the claim that holds it. props carry every field of the fact
+// model, `uncertain` (true or false, never absent on a fact written now) among them: a chain
+// skips coalesce(f.uncertain, false) facts.
 UNWIND $rows AS row
 MATCH (v:DocumentVersion {id: row.version_id})
 MATCH (s:NamedEntity {id: row.subject_id})

@@ -5,7 +5,7 @@
 // value for the asked relation (dates by year). The entities of a chain are distinct, none
 // generic and none the subject of two pages (two people of one name); its facts come from
 // different sentences and none is one the reader marked uncertain (uniqueness counts those
-too: a second spouse the reader is unsure of still makes "the spouse of" ambiguous). One row per (entities,
+// too: a second spouse the reader is unsure of still makes "the spouse of" ambiguous). One row per (entities,
 // relations): the alternative reading the most documents.
 // Parameters: $graphs [{query_id, versions}], $hops (relations a hop walks), $last
 // (relations the last fact asks), $longest (the most facts a chain has, 3 or 4).

@@ -276,6 +276,11 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
     problems = [p for p in (self_contained(x), not_verbatim(x)) if p]
     if r.answer_type in ("entity", "date") and _has(r.question, r.answer):
         problems.append("answer_in_question")
+    # a number with its unit ("44 years") in the question gives it away; a bare number may
+    # be part of a name or an ordinal, so only the number and its unit together count
+    elif (r.answer_type == "number" and len(r.answer.split()) > 1
+          and _has(r.question, r.answer)):
+        problems.append("answer_in_question")
     if r.answer_type == "number" or r.two_option:
         years = [str(y) for y in r.detail.get("years", [])] or \
             [d[:4] for d in r.detail.get("dates", [])]  # an age: its two days

@@ -274,12 +274,11 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
                    documents=[texts[v] for v in dict.fromkeys(f.version_id for f in path.facts)
                               if v in texts])
     problems = [p for p in (self_contained(x), not_verbatim(x)) if p]
-    if r.answer_type in ("entity", "date") and _has(r.question, r.answer):
-        problems.append("answer_in_question")
-    # a number with its unit ("44 years") in the question gives it away; a bare number may
-    # be part of a name or an ordinal, so only the number and its unit together count
-    elif (r.answer_type == "number" and len(r.answer.split()) > 1
-          and _has(r.question, r.answer)):
+    # a number gives itself away only with its unit ("44 years"): a bare number may be part
+    # of a name or an ordinal
+    named = r.answer_type in ("entity", "date") or (
+        r.answer_type == "number" and len(r.answer.split()) > 1)
+    if named and _has(r.question, r.answer):
         problems.append("answer_in_question")
     if r.answer_type == "number" or r.two_option:
         years = [str(y) for y in r.detail.get("years", [])] or \

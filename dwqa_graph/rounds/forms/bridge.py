@@ -10,6 +10,7 @@ from dwqa_graph.rounds.forms.base import (
     AnswerType,
     FormBase,
     Path,
+    PathFact,
     PathGraph,
     Rendered,
     Unworded,
@@ -74,14 +75,7 @@ def _render(p: Path, rng: random.Random) -> Rendered:
     np = np.format(A=f1.subject_named)
     question = frame.format(Q=np)
     question = question[0].upper() + question[1:]
-    if kind == "year":
-        # "When ...?" asks for the date as precisely as the evidence gives it
-        answer = spoken_date(f2) if k2 == "y3" else str(f2.the_year)
-        atype: AnswerType = "date"
-    else:
-        if not f2.object:
-            raise Unworded("no_object")
-        answer, atype = f2.object, "entity"
+    answer, atype = asked(f2, kind, k2)
     return Rendered(question=question, answer=answer, answer_type=atype, pattern="bridge",
                     phrasing=f"bridge/{f1.relation}.{k1}/{f2.relation}.{k2}",
                     anchors=[f1.subject],
@@ -107,3 +101,14 @@ class Bridge(FormBase):
 
 
 FORM = Bridge()
+
+
+def asked(f: PathFact, kind: str, key: str) -> tuple[str, AnswerType]:
+    """The answer of a question frame ``key`` of ``QUESTIONS`` asks about fact ``f`` (a
+    bridge's or a chain's last hop)."""
+    if kind == "year":
+        # "When ...?" asks for the date as precisely as the evidence gives it
+        return (spoken_date(f) if key == "y3" else str(f.the_year)), "date"
+    if not f.object:
+        raise Unworded("no_object")
+    return f.object, "entity"

@@ -16,7 +16,6 @@ from typing import Any
 
 from dwqa_graph.rounds.forms import bridge
 from dwqa_graph.rounds.forms.base import (
-    AnswerType,
     FormBase,
     Path,
     PathFact,
@@ -24,7 +23,6 @@ from dwqa_graph.rounds.forms.base import (
     Rendered,
     Unworded,
     pick,
-    spoken_date,
     type_ok,
 )
 from dwqa_graph.rounds.forms.credits import role_problem
@@ -78,13 +76,7 @@ def _render(p: Path, rng: random.Random) -> Rendered:
         raise Unworded("entity_types")
     k2, frame = pick(rng, qs)
     question = frame.format(Q=np)
-    if kind == "year":
-        answer = spoken_date(last) if k2 == "y3" else str(last.the_year)
-        atype: AnswerType = "date"
-    else:
-        if not last.object:
-            raise Unworded("no_object")
-        answer, atype = last.object, "entity"
+    answer, atype = bridge.asked(last, kind, k2)
     return Rendered(question=question[0].upper() + question[1:], answer=answer,
                     answer_type=atype, pattern="chain",
                     phrasing="chain/" + "/".join(keys) + f"/{last.relation}.{k2}",

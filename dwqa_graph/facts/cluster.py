@@ -1,7 +1,7 @@
 """The facts stage on a Dask distributed cluster (``dwqa facts --dask ADDRESS``).
 
 The driver keeps the stage's loop (``stage.run_extractor``): which versions are pending, the
-write plan, one transaction per version, the report. Only the reading moves: pending
+write plan, its transactions, the report. Only the reading moves: pending
 versions go to the cluster in batches of ``BATCH_VERSIONS``; each worker process reads them
 with its own long-lived CoreNLP (started at its first batch, closed when the worker stops:
 ``CoreNLPReader``, a Dask worker plugin); the driver gets each batch's facts back in input

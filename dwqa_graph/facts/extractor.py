@@ -76,7 +76,8 @@ class FactExtractor:
                                                                         Reading | Unread]]:
         """Each version (rows of ``facts/pending``: id, document_id, title, text, claims)
         with what was read from it, in input order, each as soon as it is read (the stage
-        writes it then: a stall or a kill loses only the versions in flight)."""
+        writes it with the next batch: a stall or a kill loses only the versions in flight
+        and the batch not yet written)."""
         raise NotImplementedError
 
     @property

@@ -1,0 +1,105 @@
+"""The facts stage on a Dask cluster of 1 and of 2 worker processes (one thread each): the
+same full pages, the same writes, throughput and the ratio between the two, and each
+worker's peak memory (its process and its CoreNLP JVM).
+
+Each cluster is a real ``LocalCluster`` on loopback (scheduler + nanny-managed worker
+processes). Every worker starts its CoreNLP before the clock runs (a warm-up batch), so the
+numbers are reading and writing, not start-up. The driver (this process) writes to the
+benchmark's Neo4j, as ``dwqa facts --dask`` does.
+
+    .venv/bin/python -m benchmarks.bench_facts_cluster [--pages 48] [--workers 1,2]
+    (DWQA_BENCH_BOLT_PORT / DWQA_BENCH_HTTP_PORT move its Neo4j off 7689/7476.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from distributed import Client, LocalCluster, get_worker
+
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.facts.cluster import PLUGIN_NAME, ClusterExtractor
+from dwqa_graph.facts.stage import run_extractor
+from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+
+from ._server import REPO_ROOT, start_bench_server, stop_bench_server
+from .bench_facts import pages_as_items
+
+#: Each worker's CoreNLP heap (the fine-grained gazetteers need ~3.5 GB).
+WORKER_HEAP = "4g"
+
+
+def _peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _warm() -> int:
+    """On a worker: start its reader now (not inside the timed run)."""
+    reader = get_worker().plugins[PLUGIN_NAME].get()  # type: ignore[attr-defined]
+    return reader.nlp._proc.pid
+
+
+def _peaks() -> dict[str, float]:
+    """On a worker: peak RSS of the worker process and of its CoreNLP JVM."""
+    reader = get_worker().plugins[PLUGIN_NAME].reader  # type: ignore[attr-defined]
+    jvm = reader.nlp._proc.pid if reader is not None and reader.nlp._proc else None
+    return {"worker_mb": round(_peak_mb(os.getpid())),
+            "corenlp_mb": round(_peak_mb(jvm)) if jvm else 0}
+
+
+def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int) -> dict[str, Any]:
+    store.wipe()
+    path = tmp / "pages.json"
+    path.write_text(json.dumps(items))
+    ingest(store, [path], fmt="hotpotqa")
+    extract_claims(store)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                      env={"DWQA_CORENLP_HEAP": WORKER_HEAP}) as cluster, \
+            Client(cluster) as client:
+        extractor = ClusterExtractor(client=client)
+        client.run(_warm)
+        started = time.perf_counter()
+        report = run_extractor(store, extractor)
+        wall = time.perf_counter() - started
+        peaks = client.run(_peaks)
+        extractor.close()
+    return {"workers": workers, "versions": report.versions, "facts": report.facts,
+            "tokens": report.tokens, "seconds": round(wall, 1),
+            "tokens_per_s": round(report.tokens / wall), "peaks": list(peaks.values())}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", type=int, default=48)
+    ap.add_argument("--workers", default="1,2")
+    args = ap.parse_args()
+    items = pages_as_items(184)[:args.pages]
+    settings, started = start_bench_server()
+    tmp = REPO_ROOT / ".dwqa" / "bench-facts-cluster"
+    tmp.mkdir(parents=True, exist_ok=True)
+    rows = []
+    try:
+        with Store(settings) as store:
+            for n in (int(x) for x in args.workers.split(",")):
+                rows.append(run(store, items, tmp, n))
+                print(json.dumps(rows[-1]), flush=True)
+    finally:
+        stop_bench_server(settings, started)
+    if len(rows) >= 2:
+        ratio = rows[-1]["tokens_per_s"] / rows[0]["tokens_per_s"]
+        print(f"throughput {rows[-1]['workers']} vs {rows[0]['workers']} workers: "
+              f"{ratio:.2f}x (target >= 1.7); same facts: {rows[0]['facts'] == rows[-1]['facts']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from distributed import Client, LocalCluster, get_worker
+from distributed import Client, LocalCluster, get_task_stream
 
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.facts.cluster import PLUGIN_NAME, ClusterExtractor
@@ -42,18 +42,30 @@ def _peak_mb(pid: int) -> float:
     return 0.0
 
 
-def _warm() -> int:
-    """On a worker: start its reader now (not inside the timed run)."""
-    reader = get_worker().plugins[PLUGIN_NAME].get()  # type: ignore[attr-defined]
+def _warm(dask_worker: Any) -> int:
+    """On a worker (``Client.run`` passes it): start its reader now, not in the timed run."""
+    reader = dask_worker.plugins[PLUGIN_NAME].get()
     return reader.nlp._proc.pid
 
 
-def _peaks() -> dict[str, float]:
+def _peaks(dask_worker: Any) -> dict[str, float]:
     """On a worker: peak RSS of the worker process and of its CoreNLP JVM."""
-    reader = get_worker().plugins[PLUGIN_NAME].reader  # type: ignore[attr-defined]
+    reader = dask_worker.plugins[PLUGIN_NAME].reader
     jvm = reader.nlp._proc.pid if reader is not None and reader.nlp._proc else None
     return {"worker_mb": round(_peak_mb(os.getpid())),
             "corenlp_mb": round(_peak_mb(jvm)) if jvm else 0}
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(dask_worker: Any) -> list[float]:
+    """On a worker: CPU seconds used so far by its CoreNLP JVM and by the worker process."""
+    reader = dask_worker.plugins[PLUGIN_NAME].reader
+    jvm = reader.nlp._proc.pid if reader is not None and reader.nlp._proc else None
+    return [_cpu_s(jvm) if jvm else 0.0, _cpu_s(os.getpid())]
 
 
 def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int) -> dict[str, Any]:
@@ -68,14 +80,30 @@ def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int) -> d
             Client(cluster) as client:
         extractor = ClusterExtractor(client=client)
         client.run(_warm)
+        cpu_before = client.run(_cpu)
         started = time.perf_counter()
-        report = run_extractor(store, extractor)
+        with get_task_stream(client) as stream:
+            report = run_extractor(store, extractor)
         wall = time.perf_counter() - started
+        cpu_after = client.run(_cpu)
         peaks = client.run(_peaks)
         extractor.close()
+    # Which worker read each batch, and for how long: an idle worker shows here.
+    busy: dict[str, list[float]] = {}
+    for task in stream.data:
+        if task["key"].startswith("read_batch"):
+            spans = busy.setdefault(task["worker"], [0, 0.0])
+            spans[0] += 1
+            spans[1] += sum(s["stop"] - s["start"] for s in task["startstops"]
+                            if s["action"] == "compute")
     return {"workers": workers, "versions": report.versions, "facts": report.facts,
             "tokens": report.tokens, "seconds": round(wall, 1),
-            "tokens_per_s": round(report.tokens / wall), "peaks": list(peaks.values())}
+            "tokens_per_s": round(report.tokens / wall), "peaks": list(peaks.values()),
+            "batches_and_busy_s": [[n, round(t, 1)] for n, t in busy.values()],
+            # CPU seconds per second of the run, per worker: [its JVM, its Python process]
+            "cores_used": [[round((a - b) / wall, 2) for a, b in zip(cpu_after[w], cpu_before[w],
+                                                                     strict=True)]
+                           for w in cpu_after]}
 
 
 def main() -> None:

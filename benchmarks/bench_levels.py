@@ -5,11 +5,13 @@ Every shared corpus is loaded as ``bench_verify_corpora`` loads it (each HotpotQ
 and 2WikiMultihopQA paragraph a page of a local web, FreshQA-wiki's full pages served as
 they are, refreshed), held out by split: *development* is the even items of each paragraph
 corpus and the FreshQA logs whose cited pages are all even-indexed in the sorted list of
-``freshqa-wiki/web`` files; *review* the odd ones. Each split has its own local web holding
+``freshqa-wiki/web`` files; *review* the odd ones. Each split has its own local webs holding
 only its own pages, so a refresh or ``dwqa expand`` never brings a page of the other split
 into a graph: FreshQA is split by page, not by log (its graphs share pages), and a log citing
-pages of both parities is in neither split. Each corpus and split is its own dataset
-(``hotpotqa-review``, ...).
+pages of both parities is in neither split. The full pages are a web of their own, as in
+``bench_expand``: FreshQA's refresh and expand search it alone, so its graphs stay made of
+full pages (a web shared with the paragraphs let refreshed FreshQA graphs ask about HotpotQA
+paragraphs). Each corpus and split is its own dataset (``hotpotqa-review``, ...).
 
 Then facts (CoreNLP, ``extract_facts``), ``dwqa expand`` on the FreshQA graphs against their
 split's web, and per corpus and level -- ``--hops 2-2``, ``3-3``, ``4-4`` (constraints 0-2)
@@ -23,7 +25,7 @@ over the graphs with >= 2 connected facts, and the decomposing baseline's EM (th
 ``--eval-items`` of the items.
 
     .venv/bin/python -m benchmarks.bench_levels [--split review|development|both]
-        [--rounds 5] [--eval-items 25] [--port 8851] [--out F.json]
+        [--rounds 5] [--eval-items 15] [--port 8851] [--out F.json]
         [--review-items F.jsonl] [--skip-build] [--no-eval] [--sample N]
     (DWQA_BENCH_BOLT_PORT / DWQA_BENCH_HTTP_PORT / DWQA_BENCH_HOME move its Neo4j.)
 
@@ -111,18 +113,21 @@ def freshqa_split(parity: int) -> tuple[list[str], list[str], int]:
     return [f for f in files if index[f] % 2 == parity], lines, mixed
 
 
-def split_web(split: str, root: Path, sample: int = 0) -> dict[str, Any]:
-    """Write one split's local web into ``root``; its logs per corpus (``{WEB}`` for the
-    base URL) and its sizes. ``sample`` > 0: only the first that many items and logs of
-    each corpus, and only the pages those logs cite (a quick check of the run)."""
+def split_web(split: str, roots: dict[str, Path], sample: int = 0) -> dict[str, Any]:
+    """Write one split's local webs, ``roots["paragraphs"]`` and ``roots["full"]``; its logs
+    per corpus (``{WEB}`` for its web's base URL) and its sizes. ``sample`` > 0: only the
+    first that many items and logs of each corpus, and only the pages those logs cite (a
+    quick check of the run)."""
     parity = SPLITS[split]
-    root.mkdir(parents=True)
+    for root in roots.values():
+        root.mkdir(parents=True)
     logs: dict[str, list[str]] = {}
     sizes: dict[str, Any] = {}
     for name, files in PARAGRAPHS.items():
         data = [x for f in files for x in json.loads((SHARED / f).read_text())]
         mine = data[parity::2]
-        logs[name] = paragraph_web(name, mine[:sample] if sample else mine, root)
+        logs[name] = paragraph_web(name, mine[:sample] if sample else mine,
+                                   roots["paragraphs"])
         sizes[name] = {"items": len(logs[name]), "of": len(data)}
     pages, logs["freshqa"], mixed = freshqa_split(parity)
     if sample:
@@ -131,7 +136,7 @@ def split_web(split: str, root: Path, sample: int = 0) -> dict[str, Any]:
                  for s in json.loads(line)["sources"]}
         pages = [f for f in pages if f in cited]
     for f in pages:
-        shutil.copy(SHARED / "freshqa-wiki" / "web" / f, root / f)
+        shutil.copy(SHARED / "freshqa-wiki" / "web" / f, roots["full"] / f)
     sizes["freshqa"] = {"logs": len(logs["freshqa"]), "pages": len(pages),
                         "logs_citing_both_parities": mixed}
     return {"logs": logs, "sizes": sizes}
@@ -145,12 +150,13 @@ def build(store: Store, nlp: CoreNLP, webs: dict[str, dict[str, Any]], tmp: Path
     for split, web in webs.items():
         for name, lines in web["logs"].items():
             log = tmp / f"{dataset(name, split)}.jsonl"
-            log.write_text("\n".join(lines).replace("{WEB}", web["url"]) + "\n")
+            log.write_text("\n".join(lines).replace("{WEB}", web_url(web, name)) + "\n")
             ingest(store, [log], dataset=dataset(name, split))
     out["ingest_seconds"] = round(time.perf_counter() - t0, 1)
     t0 = time.perf_counter()
     out["fetch"] = fetch(store, opts).model_dump(include={"ok", "failed", "failed_by_reason"})
-    out["refresh"] = {split: refresh(store, make_search_client(f"searxng:{web['url']}", store),
+    out["refresh"] = {split: refresh(store, make_search_client(
+                                         f"searxng:{web_url(web, 'freshqa')}", store),
                                      dataset=dataset("freshqa", split), fetch_options=opts)
                       .model_dump(include={"queries", "new_documents"})
                       for split, web in webs.items()}
@@ -160,13 +166,18 @@ def build(store: Store, nlp: CoreNLP, webs: dict[str, dict[str, Any]], tmp: Path
     out["facts_seconds"] = round(time.perf_counter() - t0, 1)
     out["expand"] = {}
     for split, web in webs.items():
-        got = expand(store, make_search_client(f"searxng:{web['url']}", store),
+        got = expand(store, make_search_client(f"searxng:{web_url(web, 'freshqa')}", store),
                      dataset=dataset("freshqa", split), fetch_options=opts,
                      read_facts=lambda: extract_facts(store, nlp=nlp))
         out["expand"][split] = got.model_dump(include={
             "graphs", "graphs_grown", "entities", "pages_added", "new_documents",
             "rejected_by_reason", "seconds"})
     return out
+
+
+def web_url(web: dict[str, Any], corpus: str) -> str:
+    """The base URL of the local web a corpus's pages are on."""
+    return str(web["urls"]["full" if corpus == "freshqa" else "paragraphs"])
 
 
 def item_key(row: dict[str, Any]) -> str:
@@ -309,11 +320,12 @@ def main() -> None:
     ap.add_argument("--split", choices=[*SPLITS, "both"], default="both")
     ap.add_argument("--rounds", type=int, default=5,
                     help="Most rounds per corpus and level (fewer once two add nothing).")
-    ap.add_argument("--eval-items", type=int, default=25,
+    ap.add_argument("--eval-items", type=int, default=15,
                     help="Most items per corpus and level the decomposing baseline answers.")
     ap.add_argument("--no-eval", action="store_true", help="Skip the decomposing baseline.")
     ap.add_argument("--port", type=int, default=8851,
-                    help="The first split's local web; the second is on the next port.")
+                    help="The first local web's port; the others (paragraphs and full pages of "
+                         "each split) on the next ones.")
     ap.add_argument("--skip-build", action="store_true",
                     help="Reuse the graph a run before built (its webs are served again).")
     ap.add_argument("--sample", type=int, default=0,
@@ -333,14 +345,20 @@ def main() -> None:
     procs = []
     try:
         for n, split in enumerate(splits):
-            webs[split] = split_web(split, tmp / split / "web", args.sample)
-            webs[split]["url"] = f"http://127.0.0.1:{args.port + n}"
+            roots = {kind: tmp / split / kind / "web" for kind in ("paragraphs", "full")}
+            webs[split] = split_web(split, roots, args.sample)
+            webs[split]["roots"] = roots
+            webs[split]["urls"] = {kind: f"http://127.0.0.1:{args.port + 2 * n + i}"
+                                   for i, kind in enumerate(roots)}
         result["sizes"] = {s: w["sizes"] for s, w in webs.items()}
-        opts = FetchOptions(allow_hosts=frozenset(w["url"].removeprefix("http://")
-                                                  for w in webs.values()))
+        opts = FetchOptions(allow_hosts=frozenset(u.removeprefix("http://")
+                                                  for w in webs.values()
+                                                  for u in w["urls"].values()))
         with Store(settings) as store, CoreNLP() as nlp:
-            for n, split in enumerate(splits):
-                procs.append(served(tmp / split / "web", args.port + n, env))
+            for split in splits:
+                for kind, root in webs[split]["roots"].items():
+                    port = int(webs[split]["urls"][kind].rsplit(":", 1)[1])
+                    procs.append(served(root, port, env))
             if not args.skip_build:
                 store.wipe()
                 store.apply_schema()
@@ -375,9 +393,11 @@ def main() -> None:
             save(args.out, result)
             if not args.no_eval:
                 t0 = time.perf_counter()
-                for ds, per in measured.items():
-                    url = webs[ds.rsplit("-", 1)[1]]["url"]
-                    for level in REVIEW_LEVELS:
+                # level by level, so a run stopped midway has every corpus of a level
+                for level in REVIEW_LEVELS:
+                    for ds, per in measured.items():
+                        corpus, split = ds.rsplit("-", 1)
+                        url = web_url(webs[split], corpus)
                         em = decompose_em(nlp, url, per[level], args.eval_items)
                         result["levels"][ds]["levels"][level]["decompose"] = em
                         save(args.out, result)

@@ -34,9 +34,12 @@ SHARED = REPO_ROOT.parent / "shared" / "data"
 
 def worker_peak_mb(nlp: CoreNLP) -> float:
     proc = getattr(nlp, "_proc", None)
-    if proc is None:
-        return 0.0
-    for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+    return peak_mb(proc.pid) if proc is not None else 0.0
+
+
+def peak_mb(pid: int) -> float:
+    """A process's peak resident memory (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0

@@ -29,17 +29,10 @@ from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 
 from ._server import REPO_ROOT, start_bench_server, stop_bench_server
-from .bench_facts import pages_as_items
+from .bench_facts import pages_as_items, peak_mb
 
 #: Each worker's CoreNLP heap (the fine-grained gazetteers need ~3.5 GB).
 WORKER_HEAP = "4g"
-
-
-def _peak_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _warm(dask_worker: Any) -> int:
@@ -52,8 +45,8 @@ def _peaks(dask_worker: Any) -> dict[str, float]:
     """On a worker: peak RSS of the worker process and of its CoreNLP JVM."""
     reader = dask_worker.plugins[PLUGIN_NAME].reader
     jvm = reader.nlp._proc.pid if reader is not None and reader.nlp._proc else None
-    return {"worker_mb": round(_peak_mb(os.getpid())),
-            "corenlp_mb": round(_peak_mb(jvm)) if jvm else 0}
+    return {"worker_mb": round(peak_mb(os.getpid())),
+            "corenlp_mb": round(peak_mb(jvm)) if jvm else 0}
 
 
 def _cpu_s(pid: int) -> float:

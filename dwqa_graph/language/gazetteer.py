@@ -95,18 +95,18 @@ def fine_mapping(classpath: str, cache: Path) -> str:
     digest = hashlib.sha256(f"{jar.name}:{stat.st_size}:{GAZETTEER_VERSION}".encode()
                             ).hexdigest()[:16]
     parts = []
-    with zipfile.ZipFile(jar) as z:
-        for options, member in FINE_MAPPING:
-            target = cache / f"gazetteer-{digest}-{Path(member).name}"
-            if not target.exists():
+    for options, member in FINE_MAPPING:
+        target = cache / f"gazetteer-{digest}-{Path(member).name}"
+        if not target.exists():  # the jar (~500 MB) is opened only the first time
+            with zipfile.ZipFile(jar) as z:
                 text = z.read(member).decode("utf-8")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                tmp = target.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text("\n".join(compile_gazetteer(text.splitlines())) + "\n",
-                               encoding="utf-8")
-                tmp.replace(target)
-            if any(c in str(target) for c in ",;"):
-                raise LanguageError(f"the cache directory {cache} holds ',' or ';', which "
-                                    "CoreNLP's mapping list cannot carry: set DWQA_CACHE")
-            parts.append(f"{options},{target}" if options else str(target))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text("\n".join(compile_gazetteer(text.splitlines())) + "\n",
+                           encoding="utf-8")
+            tmp.replace(target)
+        if any(c in str(target) for c in ",;"):
+            raise LanguageError(f"the cache directory {cache} holds ',' or ';', which "
+                                "CoreNLP's mapping list cannot carry: set DWQA_CACHE")
+        parts.append(f"{options},{target}" if options else str(target))
     return ";".join(parts)

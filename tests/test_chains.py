@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from dwqa_graph.cli.main import main
 from dwqa_graph.graph.store import Store
 from dwqa_graph.language.corenlp import CoreNLP
-from dwqa_graph.rounds.forms import describe
+from dwqa_graph.rounds.forms import describe, hops
 from dwqa_graph.rounds.forms.base import Path as FactPath, PathFact, PathGraph
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems
 from dwqa_graph.rounds.paths import load_path_graphs
@@ -76,7 +76,54 @@ def test_a_chain_nests_one_noun_phrase_per_hop() -> None:
     # no hop is a relative clause: around another noun phrase it reads as a puzzle
     assert not any(" where " in q or " who " in q for q in questions), questions
     # the path's hop facts, its sources and its key
-    assert (four.hops, four.sources, four.constraints) == (4, 4, 0)
+    assert (hops(four), four.sources, four.constraints) == (4, 4, 0)
+
+
+def test_hops_count_the_sentences_a_reader_has_to_find() -> None:
+    assert hops(FactPath(form="chain", facts=[DIRECTED, MARRIED, DIED])) == 3  # control
+    # "Ostrem married Ruth Aldane, who died in 2015": one sentence gives two facts, one hop
+    told_together = DIED.model_copy(update={"version_id": "v2", "evidence": MARRIED.evidence})
+    assert hops(FactPath(form="chain", facts=[DIRECTED, MARRIED, told_together])) == 2
+    # a comparison states its link ("both directed by Halvard Ostrem"): two dates, two hops,
+    # with one link fact or two
+    other = person("The Tram Conductor", "directed_by", "Halvard Ostrem", stype="MISC",
+                   version="v6", evidence="The Tram Conductor was directed by Halvard Ostrem.")
+    released = fact("The Tram Conductor", "released", "MISC", year=1975, version="v6",
+                    evidence="The Tram Conductor was released in 1975.")
+    linked = FactPath(form="comparison", facts=[RELEASED, released, DIRECTED, other])
+    assert len(linked.chain) == 4 and hops(linked) == 2
+
+
+def test_a_credit_person_is_never_named_by_another_persons_page_title() -> None:
+    other = person("The Tram Conductor", "directed_by", "Halvard Ostrem", stype="MISC",
+                   version="v6", evidence="The Tram Conductor was directed by Halvard Ostrem.")
+    released = fact("The Tram Conductor", "released", "MISC", year=1975, version="v6",
+                    evidence="The Tram Conductor was released in 1975.")
+    # (no page title of the first film: "the 1962 film ..." would give its year away)
+    first = RELEASED.model_copy(update={"subject_titles": []})
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
+    texts = {"v1": DIRECTED.evidence, "v5": RELEASED.evidence, "v6": other.evidence + " "
+             + released.evidence}
+
+    def problems(title: str | None) -> tuple[str, list[str]]:
+        titles = [title] if title else []
+        links = [f.model_copy(update={"object_titles": titles, "subject_titles": []})
+                 for f in (DIRECTED, other)]
+        path = FactPath(form="comparison", facts=[first, released, *links])
+        for seed in range(40):  # a difference, not the which-first choice
+            r = render(path, random.Random(seed))
+            if r.answer_type == "number":
+                return r.question, path_problems(g, path, r, texts)
+        raise AssertionError("no difference worded")
+
+    # the director's name merged with a poet's page: the poet's title must not name him
+    question, found = problems("Halvard Ostrem (poet)")
+    assert "Halvard Ostrem (poet)" in question and "wrong_person" in found
+    # positive controls: a title that says the role, and no title at all
+    question, found = problems("Halvard Ostrem (film director)")
+    assert "Halvard Ostrem (film director)" in question and "wrong_person" not in found
+    question, found = problems(None)
+    assert "Halvard Ostrem" in question and found == []
 
 
 def test_a_chain_of_the_wrong_types_is_not_worded() -> None:
@@ -107,7 +154,7 @@ def test_a_described_bridge_names_its_entity_by_the_description_only() -> None:
     bridge = FactPath(form="bridge", facts=[DIRECTED, OSTREM_BORN])
     # the description may not name the bridge entity or the answer: Ruth Aldane is neither
     [got] = describe.variants(bridge, [[RELEASED, WRITTEN]])
-    assert (got.hops, got.constraints, got.sources) == (2, 2, 4)
+    assert (hops(got), got.constraints, got.sources) == (2, 2, 4)
     r = render(got, random.Random(0))
     assert "The Ferryman's Daughter" not in r.question, r.question
     assert "the film released in 1962 and written by Ruth Aldane" in r.question, r.question
@@ -178,7 +225,7 @@ def test_a_chain_is_listed_from_real_pages(store: Store, nlp: CoreNLP,
     relations = {tuple(f.relation for f in p.facts) for p in chains}
     assert ("directed_by", "married", "died") in relations, relations  # positive control
     for p in chains:
-        assert p.hops == 3 and p.sources >= 2
+        assert hops(p) == 3 and p.sources >= 2
 
 
 def test_a_round_asked_for_deeper_items_gives_them(films: Store) -> None:

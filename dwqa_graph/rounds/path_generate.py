@@ -12,7 +12,9 @@ get wrong beyond them:
   for a bridge or a chain, any sentence of its pages, and one that names a described
   entity with every value of its description (one lookup undoes it);
 - ``seed_question``: it re-asks the seed question (same answer, same subject);
-- the form's own checks (``QuestionForm.problems``: ``wrong_person``, ``posthumous``).
+- the form's own checks (``QuestionForm.problems``: ``wrong_person``, ``posthumous``);
+- ``wrong_person`` too where any form's question names a credit's person by the page title
+  of another person of the name (``credits.named_role_problem``).
 
 Answer uniqueness in the graph is the path queries' (``cypher/paths/``).
 
@@ -45,7 +47,8 @@ from dwqa_graph.language.sentences import split_sentences
 from dwqa_graph.llm import LLM, LLMFailure, load_prompt
 from dwqa_graph.registry import GENERATORS
 from dwqa_graph.rounds.checks import CheckInput, not_verbatim, self_contained
-from dwqa_graph.rounds.forms import computed_from, describe, form_of, forms_theta
+from dwqa_graph.rounds.forms import computed_from, describe, form_of, forms_theta, hops
+from dwqa_graph.rounds.forms.credits import named_role_problem
 from dwqa_graph.rounds.generate import Generation, PathDraw, QACandidate
 from dwqa_graph.rounds.paths import (
     PATH_BATCH,
@@ -114,7 +117,7 @@ class PathGenerator:
         docs = {f.version_id for f in path.facts}
         return QACandidate(
             question=rendered.question, answer=rendered.answer, pattern=rendered.pattern,
-            hops=path.hops, sources=path.sources, constraints=path.constraints,
+            hops=hops(path), sources=path.sources, constraints=path.constraints,
             used_facts=[f.id for f in path.facts],
             generator=f"paths-{PATH_GENERATOR_VERSION}" + (
                 f"+llm:{self.llm.id}" if self.llm is not None else ""),
@@ -315,6 +318,9 @@ def path_problems(g: PathGraph, path: Path, r: Rendered, texts: dict[str, str]) 
         if path.form in describe.DESCRIBABLE and _chain_shortcut(path, r, answer_text, texts):
             problems.append("no_shortcut")
     problems += form_of(path).problems(g, path, texts)
+    # any form that names a credit's person (a comparison's link, a description's maker)
+    if wrong := named_role_problem(path.facts, r.question):
+        problems.append(wrong)
     if any(normalize_answer(a) == normalize_answer(r.answer) for a in g.answers) and any(
             _has(g.question, a) for a in r.anchors):
         problems.append("seed_question")
@@ -492,7 +498,7 @@ def checked_pool_levels(store: Store, graphs: list[dict[str, Any]],
         texts = {r["id"]: r["text"] for r in store.query("rounds/version_texts", ids=versions)}
         for q, paths in paths_of(store, batch).items():
             g = PathGraph(query_id=q, question="", evidence_round=0, documents=[], paths=paths)
-            k[q] = Counter((p.hops, p.constraints) for p in paths if askable(g, p, texts))
+            k[q] = Counter((hops(p), p.constraints) for p in paths if askable(g, p, texts))
     return k
 
 
@@ -560,7 +566,7 @@ class PathRound:
         for g in _by_time_sense(self.store, load_path_graphs(self.store, self.t, self.dataset),
                                 self.cfg, self.gen.nlp):
             g = g.model_copy(update={"paths": [
-                p for p in g.paths if self.cfg.admits(p.hops, p.sources, p.constraints)]})
+                p for p in g.paths if self.cfg.admits(hops(p), p.sources, p.constraints)]})
             kind = {p.key: "plain" if is_wordable(p, last_resort=False)
                     else "last" if is_wordable(p) else None for p in g.paths}
             self.plain[g.query_id], self.last[g.query_id] = (

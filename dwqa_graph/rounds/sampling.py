@@ -51,9 +51,10 @@ class SampleConfig(BaseModel):
         "prefer the facts its items already use (``paths.draw``): uncapped, one fact of a "
         "page many graphs cite stood in up to 9 items of a round.")
     hops: tuple[int, int] = Field(
-        DEFAULT_HOPS, description="The facts on an item's answer path, least and most "
-        "(``Path.hops``): 2 is a bridge, an intersection, a comparison's two dates with no "
-        "link, a temporal pair; 3-4 a linked comparison or a chain.")
+        DEFAULT_HOPS, description="The sentences a reader has to find to reach an item's "
+        "answer, least and most (``forms.hops``: two facts of one sentence are one hop, a "
+        "link or description the question states is none): 2 is a bridge, an intersection, "
+        "a comparison, a temporal pair; 3-4 a chain.")
     sources: int = Field(
         1, ge=1, description="The least number of distinct documents an item needs "
         "(``Path.sources``, its description's included).")

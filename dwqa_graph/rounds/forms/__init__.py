@@ -29,6 +29,11 @@ def computed_from(path: Path) -> list[PathFact]:
     return form_of(path).computed_from(path)
 
 
+def hops(path: Path) -> int:
+    """``path``'s hops (``QuestionForm.hops``): the sentences a reader has to find."""
+    return form_of(path).hops(path)
+
+
 def form_params() -> dict[str, dict[str, Any]]:
     """Each form's query parameters: the relations it takes."""
     return {name: f.params() for name, f in FORMS.items()}

@@ -95,11 +95,6 @@ class Path(BaseModel):
         return self.facts[len(self.facts) - self.constraints:]
 
     @property
-    def hops(self) -> int:
-        """Facts on the answer's path (a description's facts are constraints, not hops)."""
-        return len(self.chain)
-
-    @property
     def sources(self) -> int:
         """Distinct documents the question needs: its facts' and its description's."""
         return len({f.version_id for f in self.facts})
@@ -199,6 +194,11 @@ class QuestionForm(Protocol):
         """The facts the answer is computed from (fresh rounds steer by them)."""
         ...
 
+    def hops(self, path: Path) -> int:
+        """The path's hops: the sentences a reader has to find to reach the answer
+        (``sentences``), not counting what the question states or describes."""
+        ...
+
     def problems(self, g: PathGraph, path: Path, texts: dict[str, str]) -> list[str]:
         """What a question of this form can get wrong beyond the checks every item passes
         (``texts``: the pages' texts by version id)."""
@@ -225,8 +225,18 @@ class FormBase:
     def computed_from(self, path: Path) -> list[PathFact]:
         return path.facts
 
+    def hops(self, path: Path) -> int:
+        # a description's facts are constraints, not hops
+        return sentences(path.chain)
+
     def problems(self, g: PathGraph, path: Path, texts: dict[str, str]) -> list[str]:
         return []
+
+
+def sentences(facts: list[PathFact]) -> int:
+    """How many sentences state ``facts``: two facts read from one sentence are one hop (a
+    reader who found the sentence has both), so hops count sentences, not facts."""
+    return len({(f.version_id, f.evidence) for f in facts})
 
 
 # -- wording helpers ---------------------------------------------------------------------

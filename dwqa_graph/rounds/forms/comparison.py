@@ -14,6 +14,7 @@ from dwqa_graph.rounds.forms.base import (
     Rendered,
     Unworded,
     pick,
+    sentences,
     type_ok,
     years,
 )
@@ -112,6 +113,11 @@ class Comparison(FormBase):
         """The two dated facts: the link facts say why the two subjects are compared, not
         what the answer is."""
         return path.facts[:2]
+
+    def hops(self, path: Path) -> int:
+        """The two dated facts' sentences: the question states the link ("both directed by
+        L"), so a reader finds two dates, however many facts the link took."""
+        return sentences(path.facts[:2])
 
     def unworded(self) -> list[str]:
         return sorted(set(DATED) - set(_COMPARE)) + sorted(

@@ -33,3 +33,21 @@ def role_problem(credit: PathFact, person_fact: PathFact, texts: dict[str, str])
         return None
     lead = text[:LEAD_CHARS].lower()
     return None if any(w in lead for w in words) else "wrong_person"
+
+
+def named_role_problem(facts: list[PathFact], question: str) -> str | None:
+    """``wrong_person`` where ``question`` names a credit's person by the page title of
+    another person of the name: the director of two films as "Christopher Nolan (author)"
+    because the poet's page qualifies the merged entity. A qualifier the question uses must
+    say the credit's role ("(director)", "(American filmmaker)"); a bare name passes."""
+    for f in facts:
+        words = ROLE_WORDS.get(f.relation)
+        named = f.object_named
+        if words is None or f.object is None or named is None or named == f.object:
+            continue
+        if named not in question:
+            continue
+        qualifier = named.lower().replace(f.object.lower(), " ")
+        if not any(w in qualifier for w in words):
+            return "wrong_person"
+    return None

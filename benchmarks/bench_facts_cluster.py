@@ -35,6 +35,17 @@ from .bench_facts import pages_as_items, peak_mb
 WORKER_HEAP = "4g"
 
 
+def _pin(core: int | None, dask_worker: Any) -> None:
+    """On a worker: bind every thread of its process to ``core`` (None: leave it), before its
+    CoreNLP starts, so the JVM inherits the binding and sizes its garbage-collector and
+    compiler threads for one processor: "one core each" is then what the worker gets,
+    not what it asks for."""
+    if core is None:
+        return
+    for tid in os.listdir("/proc/self/task"):
+        os.sched_setaffinity(int(tid), {core})
+
+
 def _warm(dask_worker: Any) -> int:
     """On a worker (``Client.run`` passes it): start its reader now, not in the timed run."""
     reader = dask_worker.plugins[PLUGIN_NAME].get()
@@ -61,7 +72,8 @@ def _cpu(dask_worker: Any) -> list[float]:
     return [_cpu_s(jvm) if jvm else 0.0, _cpu_s(os.getpid())]
 
 
-def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int) -> dict[str, Any]:
+def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int,
+        pin: bool) -> dict[str, Any]:
     store.wipe()
     path = tmp / "pages.json"
     path.write_text(json.dumps(items))
@@ -72,6 +84,8 @@ def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int) -> d
                       env={"DWQA_CORENLP_HEAP": WORKER_HEAP}) as cluster, \
             Client(cluster) as client:
         extractor = ClusterExtractor(client=client)
+        for core, address in enumerate(sorted(client.scheduler_info()["workers"])):
+            client.run(_pin, core if pin else None, workers=[address])
         client.run(_warm)
         cpu_before = client.run(_cpu)
         started = time.perf_counter()
@@ -89,7 +103,7 @@ def run(store: Store, items: list[dict[str, Any]], tmp: Path, workers: int) -> d
             spans[0] += 1
             spans[1] += sum(s["stop"] - s["start"] for s in task["startstops"]
                             if s["action"] == "compute")
-    return {"workers": workers, "versions": report.versions, "facts": report.facts,
+    return {"workers": workers, "pinned": pin, "versions": report.versions, "facts": report.facts,
             "tokens": report.tokens, "seconds": round(wall, 1),
             "tokens_per_s": round(report.tokens / wall), "peaks": list(peaks.values()),
             "batches_and_busy_s": [[n, round(t, 1)] for n, t in busy.values()],
@@ -103,6 +117,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=48)
     ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--no-pin", dest="pin", action="store_false",
+                    help="let each worker use every core (by default worker i runs on core i)")
     args = ap.parse_args()
     items = pages_as_items(184)[:args.pages]
     settings, started = start_bench_server()
@@ -112,7 +128,7 @@ def main() -> None:
     try:
         with Store(settings) as store:
             for n in (int(x) for x in args.workers.split(",")):
-                rows.append(run(store, items, tmp, n))
+                rows.append(run(store, items, tmp, n, args.pin))
                 print(json.dumps(rows[-1]), flush=True)
     finally:
         stop_bench_server(settings, started)

@@ -53,6 +53,8 @@ def facts_cmd(settings: Settings, extractor: str, llm_spec: str | None, concurre
         + (f"; {report.failed_versions} versions unread" if report.failed_versions else "")
         + (f"; {report.sentences_skipped} sentences over the length limit skipped"
            if report.sentences_skipped else "")
+        + (f"; {report.sentences_unread} sentences without a cue left unread"
+           if report.sentences_unread else "")
         + (f"; model facts rejected: {report.rejected_by_reason}"
            if report.rejected_by_reason else "")))
     if report.reader_failures:

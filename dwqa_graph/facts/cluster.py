@@ -147,7 +147,7 @@ class ClusterExtractor(FactExtractor):
                                "ADDRESS`") from exc
         self.client.register_plugin(CoreNLPReader(threads), name=PLUGIN_NAME)
         self.batch_versions = batch_versions
-        self._counts = {"sentences_skipped": 0, "worker_restarts": 0}
+        self._counts = {"sentences_skipped": 0, "sentences_unread": 0, "worker_restarts": 0}
         self.lost_batches = 0
 
     @property

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, Fact, Relation, allows
 from dwqa_graph.facts.resolve import WORK_NOUNS, PageResolver, Span, entity_ref
+from dwqa_graph.language.corenlp import Cues
 from dwqa_graph.language.doc import Mention, Sentence
 from dwqa_graph.language.lexicon import (
     HOLDING_VERBS as _HELD,
@@ -33,6 +34,8 @@ from dwqa_graph.language.lexicon import (
     LIGHT_VERBS as _LIGHT,
     MODAL_VERBS as _MODAL,
     NEGATIONS as _NEGATION,
+    NUMBER_WORDS,
+    PRONOUNS,
     SPEECH_VERBS as _SAYING,
     TELLING_VERBS as _TELLING,
 )
@@ -41,7 +44,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "40"
+RULES_VERSION = "41"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -55,6 +58,15 @@ _LOCATE = {"locate", "situate", "headquarter", "base"}
 _JOIN = {"join"}
 _WIN = {"win"}
 _MARRY = {"marry", "wed"}
+#: The sentences worth parsing: every rule here reads a date or a number (a digit, or a
+#: number word), or one of the verbs above; and what the resolver reads pronouns by
+#: (``resolve.py``): a paragraph's first sentence, and the sentence before one with a
+#: pronoun. The worker tokenizes the rest and parses none of them
+#: (``language.corenlp.Cues``; the page subject's name is added per page,
+#: ``extractors/corenlp.subject_cues``).
+CUES = Cues(lemmas=frozenset(_BIRTH | _DEATH | _FOUND | _RELEASE | set(_BY) | _OPEN | _LOCATE
+                             | _JOIN | _WIN | _MARRY), words=NUMBER_WORDS, openers=True,
+            leaners=PRONOUNS)
 _CONDITION = {"if", "unless", "whether", "although", "though"}
 # Nouns a number measures that are times, not quantities ("in 20 years", "3 days").
 _TIME_NOUNS = {"year", "month", "week", "day", "hour", "minute", "second", "time", "decade",

@@ -84,14 +84,14 @@ def page_subject(title: str | None) -> str | None:
     # sentence ("Review: Musk buys Twitter"): every word after it capitalised
     head, colon, tail = t.partition(":")
     if colon and (":" in tail or not tail.strip() or not all(
-            w[:1].isupper() or w.lower() in _TITLE_SMALL for w in tail.split())):
+            w[:1].isupper() or w.lower() in TITLE_SMALL for w in tail.split())):
         return None
     return t
 
 
 #: Words a title leaves lower-case ("Star Wars: The Force of the Jedi").
-_TITLE_SMALL = {"a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "for", "by",
-                "from", "with"}
+TITLE_SMALL = {"a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "for", "by",
+               "from", "with"}
 
 
 def title_qualifier(title: str) -> tuple[str, str] | None:
@@ -154,7 +154,8 @@ class PageResolver:
     """Resolution for one document: built from all its parsed sentences, then asked which
     entity each sentence's mentions are."""
 
-    def __init__(self, title: str | None, sentences: list[tuple[Sentence, str]]) -> None:
+    def __init__(self, title: str | None, sentences: list[tuple[Sentence, str]],
+                 unread_words: list[str] | None = None) -> None:
         self.subject = page_subject(title)
         self.subject_words = self.subject.split() if self.subject else []
         bare = _LEGAL_FORM.sub("", self.subject) if self.subject else None
@@ -198,9 +199,11 @@ class PageResolver:
         self.subject_type: EntityType = max(votes, key=lambda k: votes[k]) if votes else "MISC"
         # A person page's own pronoun: the one its text uses at least twice as often as the
         # other ("She married him in 1967" on Elvis Presley's page is Priscilla).
-        he = sum(t.word.lower() in ("he", "his", "him") for s, _ in sentences for t in s.tokens)
-        she = sum(t.word.lower() in ("she", "her", "hers") for s, _ in sentences
-                  for t in s.tokens)
+        # (counted over the whole text: the sentences the reader left unread count too)
+        words = [t.word.lower() for s, _ in sentences for t in s.tokens] + \
+            [w.lower() for w in unread_words or []]
+        he = sum(w in ("he", "his", "him") for w in words)
+        she = sum(w in ("she", "her", "hers") for w in words)
         self.pronoun = "he" if he >= 2 * she and he else "she" if she >= 2 * he and she \
             else None
         #: What the sentence before (in the same paragraph) was about, for the pronoun

@@ -62,6 +62,9 @@ class FactsReport(BaseModel):
                                  "command exits non-zero.")
     sentences_skipped: int = Field(0, description="Sentences over the library's token "
                                    "limit, not tagged or parsed (tables, run-on lists).")
+    sentences_unread: int = Field(0, description="Sentences only tokenized: no date, number "
+                                  "or verb the rules read, and nothing the resolver needs "
+                                  "(``extract.CUES``).")
     worker_restarts: int = Field(0, description="Times the CoreNLP worker was restarted "
                                  "(it died, or timed out on a text).")
     problems: list[str] = []

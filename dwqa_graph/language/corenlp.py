@@ -41,6 +41,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -158,6 +159,34 @@ def screen(text: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Cues:
+    """Which sentences a reader needs tagged and parsed: those with a digit, a word of
+    ``words`` (lower case), or a word whose lemma as a verb is one of ``lemmas`` (the
+    library's own morphology decides, under every verb tag, so a cue is found whatever the
+    tagger later calls the word). The others cost only tokenizing."""
+
+    lemmas: frozenset[str]
+    words: frozenset[str] = frozenset()
+    #: Also every sentence that opens a paragraph (a line of the text): where a reader learns
+    #: what the paragraph is about, which its later sentences' pronouns lean on.
+    openers: bool = False
+    #: Words that make the sentence before a read one needed too (within its paragraph): a
+    #: pronoun stands for what that sentence was about.
+    leaners: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        for w in self.lemmas | self.words | self.leaners:
+            if not w or any(c in w for c in ", |\n") or w != w.lower():
+                raise ValueError(f"a cue is one lower-case word: {w!r}")
+
+    @property
+    def wire(self) -> str:
+        """As a request header carries them: ``lemma,lemma|word,word|openers|word,word``."""
+        return "|".join((",".join(sorted(self.lemmas)), ",".join(sorted(self.words)),
+                         "1" if self.openers else "0", ",".join(sorted(self.leaners))))
+
+
 def text_timeout(text: str) -> float:
     """Seconds the worker may take on ``text`` (``TIMEOUT_BASE_S`` plus one per
     ``TIMEOUT_CHARS_PER_S`` characters: 160 s for the 40,000 characters of a full page)."""
@@ -168,10 +197,11 @@ class _Request:
     """A text sent to the worker, until its future has a result: kept so that a restarted
     worker can be sent it again."""
 
-    __slots__ = ("deaths", "future", "proc", "sent_at", "text")
+    __slots__ = ("cues", "deaths", "future", "proc", "sent_at", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cues: Cues | None = None) -> None:
         self.text = text
+        self.cues = cues
         self.future: Future[dict[str, Any]] = Future()
         self.proc: subprocess.Popen[bytes] | None = None
         #: when it was last sent (monotonic); None while no live worker holds it
@@ -193,6 +223,9 @@ class CoreNLP:
     ``timeout``: seconds per text instead of ``text_timeout``'s bound by length.
     ``annotators`` / ``properties``: another pipeline than the one facts read (the profile
     benchmark times subsets of it; facts read with the defaults only).
+    ``annotate`` / ``annotate_many`` take ``cues``: read only the sentences that may say what
+    the caller looks for (``Cues``); the others come back as no sentence at all and are
+    counted in ``unread_sentences``.
     """
 
     def __init__(self, *, threads: int | None = None, heap: str | None = None,
@@ -218,6 +251,8 @@ class CoreNLP:
         self.restarts = 0
         #: Sentences over ``MAX_SENTENCE_TOKENS`` the worker skipped, over this worker's life.
         self.skipped_sentences = 0
+        #: Sentences left unread because they hold no cue (``cues``), over this worker's life.
+        self.unread_sentences = 0
 
     @property
     def broken(self) -> WorkerError | None:
@@ -367,13 +402,14 @@ class CoreNLP:
         data = req.text.encode("utf-8", "replace")
         try:
             assert proc.stdin is not None
-            proc.stdin.write(f"{rid} {len(data)}\n".encode() + data)
+            cues = f" {req.cues.wire}" if req.cues is not None else ""
+            proc.stdin.write(f"{rid} {len(data)}{cues}\n".encode() + data)
             proc.stdin.flush()
         except (OSError, ValueError):
             pass  # a dead worker (broken pipe) or one closed meanwhile: see the docstring
 
-    def _submit(self, text: str) -> _Request:
-        req = _Request(text)
+    def _submit(self, text: str, cues: Cues | None = None) -> _Request:
+        req = _Request(text, cues)
         refused = screen(text)
         if refused is not None:
             req.fail(LanguageError(refused))
@@ -405,23 +441,29 @@ class CoreNLP:
         if "error" in data:
             raise LanguageError(f"CoreNLP failed on a text: {data['error'][:300]}")
         skipped = data.get("skipped") or []
-        if skipped:
+        unread = data.get("unread") or 0
+        if skipped or unread:
             with self._lock:
                 self.skipped_sentences += len(skipped)
+                self.unread_sentences += unread
         return parse_doc(req.text, data)
 
     # -- API -----------------------------------------------------------------------------
-    def annotate(self, text: str) -> Doc:
-        """One text, parsed. Raises ``LanguageError`` for a text the library cannot read
-        (``WorkerError`` where the worker broke instead)."""
-        return self._result(self._submit(text))
+    def annotate(self, text: str, cues: Cues | None = None) -> Doc:
+        """One text, parsed (only its sentences with ``cues``, if given). Raises
+        ``LanguageError`` for a text the library cannot read (``WorkerError`` where the
+        worker broke instead)."""
+        return self._result(self._submit(text, cues))
 
-    def annotate_many(self, texts: Iterable[str]) -> Iterator[Doc | LanguageError]:
+    def annotate_many(self, texts: Iterable[str | tuple[str, Cues | None]],
+                      cues: Cues | None = None) -> Iterator[Doc | LanguageError]:
         """Each text's parse, in input order, or the ``LanguageError`` for that text (the
-        rest go on). At most ``2 × threads`` texts are in flight at once."""
+        rest go on). At most ``2 × threads`` texts are in flight at once. A text given as
+        ``(text, cues)`` is read with its own cues instead of ``cues``."""
         window: list[_Request] = []
-        for text in texts:
-            window.append(self._submit(text))
+        for item in texts:
+            text, own = item if isinstance(item, tuple) else (item, cues)
+            window.append(self._submit(text, own))
             if len(window) >= 2 * self.threads:
                 yield self._settle(window.pop(0))
         while window:

@@ -85,6 +85,8 @@ class Sentence:
 class Doc:
     text: str
     sentences: list[Sentence]
+    #: The words of the sentences left unread (``Cues``): in the text, not in ``sentences``.
+    unread_words: list[str] = field(default_factory=list)
 
 
 def parse_doc(text: str, data: dict[str, Any]) -> Doc:
@@ -106,4 +108,4 @@ def parse_doc(text: str, data: dict[str, Any]) -> Doc:
             mentions.append(Mention(first + 1, end, ner, norm, text[a.start:b.end],
                                     a.start, b.end))
         sentences.append(Sentence(tokens, mentions, dict(children), dict(parents)))
-    return Doc(text, sentences)
+    return Doc(text, sentences, list(data.get("unread_words") or []))

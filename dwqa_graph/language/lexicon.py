@@ -120,3 +120,15 @@ def verb_lemma(word: str) -> str | None:
     lemminflect's lexicon; None when the word is no verb form it knows."""
     lemmas = getAllLemmas(word).get("VERB")
     return lemmas[0] if lemmas else None
+
+
+#: Words that name a number without a digit: a sentence with none of them and no digit has
+#: no quantity for the facts reader (``facts/extract.py`` ``CUES``).
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million billion trillion dozen hundreds thousands "
+    "millions billions dozens".split())
+
+#: Personal pronouns a page uses for its subject or for what the sentence before was about.
+PRONOUNS = frozenset("he him his she her hers it its they them their".split())

@@ -12,14 +12,15 @@ from __future__ import annotations
 import bisect
 from collections import deque
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from dwqa_graph.errors import LanguageError, WorkerError
-from dwqa_graph.facts.extract import RULES_VERSION, Passage, read_facts
+from dwqa_graph.facts.extract import CUES, RULES_VERSION, Passage, read_facts
 from dwqa_graph.facts.extractor import MAX_VERSION_CHARS, FactExtractor, Reading, Unread
 from dwqa_graph.facts.models import Fact
-from dwqa_graph.facts.resolve import PageResolver
-from dwqa_graph.language.corenlp import MAX_CHARS, VERSION, CoreNLP
+from dwqa_graph.facts.resolve import TITLE_SMALL, PageResolver, page_subject
+from dwqa_graph.language.corenlp import MAX_CHARS, VERSION, CoreNLP, Cues
 from dwqa_graph.language.doc import Doc, Sentence
 from dwqa_graph.language.sentences import GLUED
 from dwqa_graph.registry import FACT_EXTRACTORS
@@ -61,34 +62,50 @@ def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list
     return out
 
 
+def subject_cues(cues: Cues, title: str | None) -> Cues:
+    """``cues`` and the words of the page subject's name: the resolver types the subject by
+    how the tagger tags its mentions across the page (``resolve.PageResolver``), so every
+    sentence that may name it is read ("Paris Hilton" tagged a person in most sentences, an
+    organisation in a few)."""
+    subject = page_subject(title) or ""
+    words = {w.lower() for w in subject.split() if len(w) > 1 and w.isalpha()
+             and w[0].isupper() and w.lower() not in TITLE_SMALL}
+    return replace(cues, words=cues.words | words) if words else cues
+
+
 def read_versions(nlp: CoreNLP, versions: Iterable[dict[str, Any]], extractor: str,
+                  cues: Cues | None = CUES,
                   ) -> Iterator[tuple[dict[str, Any], Reading | LanguageError]]:
     """Each version with what was read from it (or the LanguageError that kept the library
     from reading it; a ``WorkerError`` before one about the text), each as soon as its last
     passage is read. The passages of consecutive versions are pipelined through the worker's
-    threads together: one at a time would leave threads idle."""
+    threads together: one at a time would leave threads idle. Only the sentences with
+    ``cues`` are parsed (None: every sentence; ``bench_facts_cues`` compares the two)."""
     # (version, passage or None for a version with none, last of its version), in the
     # order the passages are sent: the parses come back in that order.
     sent: deque[tuple[dict[str, Any], Passage | None, bool]] = deque()
 
-    def texts() -> Iterator[str]:
+    def texts() -> Iterator[tuple[str, Cues | None]]:
         for v in versions:
             parts = passages(v["id"], v["text"] or "")
             if not parts:
                 sent.append((v, None, True))
+            own = subject_cues(cues, v.get("title")) if cues is not None else None
             for i, p in enumerate(parts):
                 sent.append((v, p, i == len(parts) - 1))
-                yield p.text
+                yield p.text, own
 
     read: list[tuple[Passage, Doc | LanguageError]] = []
 
     def done(v: dict[str, Any]) -> tuple[dict[str, Any], Reading | LanguageError]:
         errors = [d for _, d in read if isinstance(d, LanguageError)]
         parsed = [(p, d.sentences) for p, d in read if not isinstance(d, LanguageError)]
+        unread = [w for _, d in read if not isinstance(d, LanguageError)
+                  for w in d.unread_words]
         read.clear()
         if errors:
             return v, next((e for e in errors if isinstance(e, WorkerError)), errors[0])
-        return v, _read(v, parsed, extractor)
+        return v, _read(v, parsed, extractor, unread)
 
     for doc in nlp.annotate_many(texts()):
         while sent[0][1] is None:  # versions without a passage, sent before this one
@@ -103,8 +120,10 @@ def read_versions(nlp: CoreNLP, versions: Iterable[dict[str, Any]], extractor: s
 
 
 def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
-          extractor: str) -> Reading:
-    page = PageResolver(version.get("title"), [(s, p.text) for p, ss in parsed for s in ss])
+          extractor: str, unread_words: list[str] | None = None) -> Reading:
+    unread_words = unread_words or []
+    page = PageResolver(version.get("title"), [(s, p.text) for p, ss in parsed for s in ss],
+                        unread_words)
     claims = sorted((c["start"], c["end"], c["id"]) for c in version.get("claims") or [])
     starts = [c[0] for c in claims]
     facts: list[Fact] = []
@@ -114,7 +133,9 @@ def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
             k = bisect.bisect_right(starts, f.start) - 1
             inside = k >= 0 and claims[k][1] >= f.end
             facts.append(f.model_copy(update={"claim_id": claims[k][2]}) if inside else f)
-    return Reading(facts, page.pronoun, sum(len(s.tokens) for _, ss in parsed for s in ss))
+    # the tokens of the version's text, its unread sentences' too (a speed is per text read)
+    return Reading(facts, page.pronoun,
+                   sum(len(s.tokens) for _, ss in parsed for s in ss) + len(unread_words))
 
 
 class CoreNLPExtractor(FactExtractor):
@@ -126,7 +147,7 @@ class CoreNLPExtractor(FactExtractor):
         super().__init__()
         self._own = nlp is None
         self.nlp = nlp or CoreNLP()
-        self._since = (self.nlp.skipped_sentences, self.nlp.restarts)
+        self._since = (self.nlp.skipped_sentences, self.nlp.restarts, self.nlp.unread_sentences)
 
     @property
     def key(self) -> str:
@@ -146,6 +167,8 @@ class CoreNLPExtractor(FactExtractor):
 
     def counts(self) -> dict[str, int]:
         return {"sentences_skipped": self.nlp.skipped_sentences - self._since[0],
+                # sentences without a date, a number or a verb the rules read (extract.CUES)
+                "sentences_unread": self.nlp.unread_sentences - self._since[2],
                 "worker_restarts": self.nlp.restarts - self._since[1]}
 
     def close(self) -> None:

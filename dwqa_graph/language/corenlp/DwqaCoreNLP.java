@@ -2,7 +2,7 @@
 // so nothing on the machine (a web page, another user) can reach it.
 //
 // Protocol (UTF-8):
-//   request:  a header line "<id> <byte length>\n", then exactly that many bytes of text
+//   request:  a header line "<id> <byte length>[ <cues>]\n", then exactly that many bytes of text
 //   response: one line "<id>\t<compact JSON>\n": {"sentences": [...]} or {"error": "..."}
 //   at start: one line "ready\n" once the models are loaded
 // Requests are annotated on a pool of --threads workers; responses come back as they finish,
@@ -14,6 +14,12 @@
 // lists it under "skipped" as [begin, end, tokens] (character offsets) instead. Tagging and
 // parsing cost grows with sentence length (SUTime's patterns and the parser's memory most),
 // and a "sentence" that long is a table, a list or garbage, never prose.
+// A request header may end in " LEMMAS|WORDS|OPENERS|LEANERS" (comma-separated cues): then a
+// sentence is tagged and parsed only if it may say what the reader looks for -- a token with
+// a digit, a word of WORDS, or a word whose lemma as a verb (the library's Morphology, under
+// every verb tag) is one of LEMMAS --, with OPENERS "1" if it opens a paragraph, and if it is
+// the sentence before one read that has a word of LEANERS (a pronoun leans on it). The others
+// are blanked like long ones: "unread" counts them, "unread_words" lists their tokens' words.
 //
 // Run: java -cp <classpath> DwqaCoreNLP.java --threads 2 --annotators tokenize,ssplit,...
 //      [--max-sentence-tokens N] [--prop key=value ...]
@@ -23,6 +29,7 @@ import edu.stanford.nlp.ling.CoreAnnotations;
 import edu.stanford.nlp.ling.CoreLabel;
 import edu.stanford.nlp.pipeline.Annotation;
 import edu.stanford.nlp.pipeline.StanfordCoreNLP;
+import edu.stanford.nlp.process.Morphology;
 import edu.stanford.nlp.semgraph.SemanticGraph;
 import edu.stanford.nlp.semgraph.SemanticGraphCoreAnnotations;
 import edu.stanford.nlp.semgraph.SemanticGraphEdge;
@@ -39,7 +46,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,6 +60,9 @@ public class DwqaCoreNLP {
     static int maxSentenceTokens = Integer.MAX_VALUE;
     // tokenize and ssplit alone: where the sentences are, before any costly annotator runs
     static StanfordCoreNLP splitter;
+    static final String[] VERB_TAGS = {"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"};
+    // Morphology instances are not thread-safe (its static methods share one lock)
+    static final ThreadLocal<Morphology> MORPHOLOGY = ThreadLocal.withInitial(Morphology::new);
 
     public static void main(String[] args) throws Exception {
         int threads = 2;
@@ -82,7 +95,8 @@ public class DwqaCoreNLP {
             String header = readLine(in);
             if (header == null) break;
             String[] parts = header.trim().split(" ");
-            if (parts.length != 2) { reply("?", error("bad header")); continue; }
+            if (parts.length != 2 && parts.length != 3) { reply("?", error("bad header")); continue; }
+            Cues cues = parts.length == 3 ? Cues.parse(parts[2]) : null;
             String id = parts[0];
             int n = Integer.parseInt(parts[1]);
             byte[] buf = new byte[n];
@@ -91,7 +105,7 @@ public class DwqaCoreNLP {
             inflight.acquire();
             pool.submit(() -> {
                 try {
-                    reply(id, annotate(pipeline, text));
+                    reply(id, annotate(pipeline, text, cues));
                 } catch (Throwable t) {  // one bad text is an error on that request only
                     reply(id, error(t.toString()));
                 } finally {
@@ -120,26 +134,73 @@ public class DwqaCoreNLP {
         return sb.append('}').toString();
     }
 
-    static String annotate(StanfordCoreNLP pipeline, String text) {
+    // Which sentences a request wants read: "lemma,lemma|word,word|1|word,word" (see the
+    // header comment).
+    record Cues(Set<String> lemmas, Set<String> words, boolean openers, Set<String> leaners) {
+        static Cues parse(String wire) {
+            String[] p = wire.split("\\|", -1);
+            return new Cues(new HashSet<>(Arrays.asList(p[0].split(","))),
+                            new HashSet<>(Arrays.asList((p.length > 1 ? p[1] : "").split(","))),
+                            p.length > 2 && p[2].equals("1"),
+                            new HashSet<>(Arrays.asList((p.length > 3 ? p[3] : "").split(","))));
+        }
+    }
+
+    // Whether the sentence starting at `begin` opens its paragraph: nothing but spaces
+    // between the last line break (or the text's start) and it.
+    static boolean opensParagraph(String text, int begin) {
+        for (int c = begin - 1; c >= 0; c--) {
+            char ch = text.charAt(c);
+            if (ch == '\n' || ch == '\r') return true;
+            if (!Character.isWhitespace(ch)) return false;
+        }
+        return true;
+    }
+
+    static String annotate(StanfordCoreNLP pipeline, String text, Cues cues) {
         // Sentences over the limit are blanked out (every character but a line break becomes a
         // space, so all offsets stay those of the text) and the rest is annotated on its own.
         Annotation split = new Annotation(text);
         splitter.annotate(split);
         StringBuilder skipped = new StringBuilder();
         char[] kept = null;
-        for (CoreMap sent : split.get(CoreAnnotations.SentencesAnnotation.class)) {
-            List<CoreLabel> tokens = sent.get(CoreAnnotations.TokensAnnotation.class);
-            if (tokens.size() <= maxSentenceTokens) continue;
+        int unread = 0;
+        StringBuilder unreadWords = new StringBuilder();
+        List<CoreMap> sents = split.get(CoreAnnotations.SentencesAnnotation.class);
+        boolean[] read = new boolean[sents.size()];
+        for (int i = 0; i < sents.size(); i++)
+            read[i] = wanted(text, sents.get(i).get(CoreAnnotations.TokensAnnotation.class), cues);
+        // a read sentence with a leaning word (a pronoun) needs the sentence before it in its
+        // paragraph: what that one is about says what the pronoun stands for
+        for (int i = sents.size() - 1; i > 0 && cues != null; i--) {
+            List<CoreLabel> tokens = sents.get(i).get(CoreAnnotations.TokensAnnotation.class);
+            if (read[i] && !opensParagraph(text, tokens.get(0).beginPosition())
+                    && tokens.stream().anyMatch(t -> cues.leaners().contains(t.word().toLowerCase())))
+                read[i - 1] = true;
+        }
+        for (int i = 0; i < sents.size(); i++) {
+            List<CoreLabel> tokens = sents.get(i).get(CoreAnnotations.TokensAnnotation.class);
+            boolean tooLong = tokens.size() > maxSentenceTokens;
+            if (!tooLong && read[i]) continue;
             int begin = tokens.get(0).beginPosition(), end = tokens.get(tokens.size() - 1).endPosition();
             if (kept == null) kept = text.toCharArray();
             for (int c = begin; c < end; c++) if (kept[c] != '\n' && kept[c] != '\r') kept[c] = ' ';
+            if (!tooLong) {
+                unread++;
+                for (CoreLabel t : tokens) {
+                    if (unreadWords.length() > 0) unreadWords.append(',');
+                    str(unreadWords, t.word());
+                }
+                continue;
+            }
             if (skipped.length() > 0) skipped.append(',');
             skipped.append('[').append(begin).append(',').append(end).append(',')
                    .append(tokens.size()).append(']');
         }
         Annotation doc = new Annotation(kept == null ? text : new String(kept));
         pipeline.annotate(doc);
-        StringBuilder sb = new StringBuilder("{\"skipped\":[").append(skipped).append("],\"sentences\":[");
+        StringBuilder sb = new StringBuilder("{\"unread\":").append(unread)
+            .append(",\"unread_words\":[").append(unreadWords).append("],\"skipped\":[").append(skipped).append("],\"sentences\":[");
         List<CoreMap> sentences = doc.get(CoreAnnotations.SentencesAnnotation.class);
         for (int s = 0; s < sentences.size(); s++) {
             CoreMap sent = sentences.get(s);
@@ -198,6 +259,27 @@ public class DwqaCoreNLP {
             sb.append("]}");
         }
         return sb.append("]}").toString();
+    }
+
+    // Whether a request wants a sentence read: every sentence without cues; with them, one
+    // that opens a paragraph (if asked) or may say what the reader looks for.
+    static boolean wanted(String text, List<CoreLabel> tokens, Cues cues) {
+        if (cues == null) return true;
+        if (cues.openers() && opensParagraph(text, tokens.get(0).beginPosition())) return true;
+        return hasCue(tokens, cues);
+    }
+
+    // A digit, a cue word, or a word that is a cue lemma as some verb.
+    static boolean hasCue(List<CoreLabel> tokens, Cues cues) {
+        Morphology morphology = MORPHOLOGY.get();
+        for (CoreLabel t : tokens) {
+            String w = t.word();
+            for (int i = 0; i < w.length(); i++) if (Character.isDigit(w.charAt(i))) return true;
+            String lower = w.toLowerCase();
+            if (cues.words().contains(lower)) return true;
+            for (String tag : VERB_TAGS) if (cues.lemmas().contains(morphology.lemma(lower, tag))) return true;
+        }
+        return false;
     }
 
     static void str(StringBuilder sb, String s) {

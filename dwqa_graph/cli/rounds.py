@@ -97,7 +97,8 @@ def _int_list(text: str | None) -> list[int] | None:
                    "without one (exclude). Marks facts not marked yet with CoreNLP.")
 @click.option("--hops", type=RangeType(), default="-".join(map(str, DEFAULT_HOPS)),
               show_default=True, metavar="N or LO-HI",
-              help="Facts on an item's answer path (3-4: chains, linked comparisons).")
+              help="Sentences a reader must find to reach the answer (2: bridges, "
+              "comparisons, temporal pairs; 3-4: chains).")
 @click.option("--sources", type=click.IntRange(min=1), default=1, show_default=True,
               help="The least number of distinct documents an item needs.")
 @click.option("--constraints", type=RangeType(),

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-#: A round's default complexity: every form (two to four facts on the answer's path), with
+#: A round's default complexity: every form (two to four hops to the answer), with
 #: or without a description. A benchmark's rounds mix the levels; the report and `round
 #: collisions --checked` split them (``--hops 3-4 --constraints 2-2`` makes a hard round).
 DEFAULT_HOPS = (2, 4)

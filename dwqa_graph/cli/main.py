@@ -20,6 +20,7 @@ from dwqa_graph.cli.expand import expand_cmd
 from dwqa_graph.cli.facts import facts_cmd
 from dwqa_graph.cli.ingest import ingest_cmd
 from dwqa_graph.cli.leaktest import leaktest_cmd
+from dwqa_graph.cli.nlp import nlp
 from dwqa_graph.cli.report import report_cmd
 from dwqa_graph.cli.rounds import round_group
 from dwqa_graph.cli.web import fetch_cmd, refresh_cmd, search_cmd, web
@@ -40,7 +41,7 @@ def main(ctx: click.Context) -> None:
 
 # One module per command group, in pipeline order; click lists them alphabetically.
 for _command in (db, cypher_cmd, query_cmd, ingest_cmd, fetch_cmd, refresh_cmd, expand_cmd,
-                 search_cmd, web, claims_cmd, facts_cmd, round_group, dataset_group, eval_cmd,
+                 search_cmd, web, nlp, claims_cmd, facts_cmd, round_group, dataset_group, eval_cmd,
                  runs_group, contamination_group, leaktest_cmd, report_cmd):
     main.add_command(_command)
 

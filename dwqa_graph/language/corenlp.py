@@ -48,6 +48,7 @@ from typing import IO, Any
 
 from dwqa_graph.config import package_data
 from dwqa_graph.errors import LanguageError, WorkerError
+from dwqa_graph.language.corenlp_socket import SocketWorker, shared_socket
 from dwqa_graph.language.doc import Doc, parse_doc
 from dwqa_graph.language.gazetteer import fine_mapping
 
@@ -93,6 +94,10 @@ TIMEOUT_CHARS_PER_S = 400
 MAX_DEATHS_PER_TEXT = 1
 #: Recorded on everything read with this library (facts store it as their extractor).
 VERSION = "corenlp-4.5.7"
+
+
+#: A worker process of this reader's own, or a connection to the shared one.
+_Worker = subprocess.Popen[bytes] | SocketWorker
 
 
 def _cache_dir() -> Path:
@@ -186,6 +191,18 @@ class Cues:
         return "|".join((",".join(sorted(self.lemmas)), ",".join(sorted(self.words)),
                          "1" if self.openers else "0", ",".join(sorted(self.leaners))))
 
+    @classmethod
+    def from_wire(cls, wire: str) -> Cues:
+        """The cues a request header carries (``wire``); ``ValueError`` names what is wrong."""
+        parts = wire.split("|")
+        if len(parts) != 4 or parts[2] not in ("0", "1"):
+            raise ValueError("cues are four fields: lemmas|words|openers (0 or 1)|leaners")
+
+        def words(field: str) -> frozenset[str]:
+            return frozenset(field.split(",")) if field else frozenset()
+
+        return cls(words(parts[0]), words(parts[1]), parts[2] == "1", words(parts[3]))
+
 
 def text_timeout(text: str) -> float:
     """Seconds the worker may take on ``text`` (``TIMEOUT_BASE_S`` plus one per
@@ -203,7 +220,7 @@ class _Request:
         self.text = text
         self.cues = cues
         self.future: Future[dict[str, Any]] = Future()
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: _Worker | None = None
         #: when it was last sent (monotonic); None while no live worker holds it
         self.sent_at: float | None = None
         self.deaths = 0
@@ -226,19 +243,25 @@ class CoreNLP:
     ``annotate`` / ``annotate_many`` take ``cues``: read only the sentences that may say what
     the caller looks for (``Cues``); the others come back as no sentence at all and are
     counted in ``unread_sentences``.
+
+    With ``DWQA_CORENLP_SOCKET`` set, a reader of the default pipeline starts no worker: it
+    connects to the one ``dwqa nlp serve`` keeps loaded there (``corenlp_socket.py``), and a
+    connection that drops is restarted as a worker that died is. ``shared=False``: always a
+    worker of its own (the server's reader).
     """
 
     def __init__(self, *, threads: int | None = None, heap: str | None = None,
                  timeout: float | None = None, start_timeout: float = 600.0,
                  annotators: str = ANNOTATORS, properties: dict[str, str] | None = None,
-                 ) -> None:
+                 shared: bool = True) -> None:
         self.threads = threads or max(1, min(4, os.cpu_count() or 1))
         self.heap = heap or os.environ.get("DWQA_CORENLP_HEAP", "4g")
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.annotators = annotators
         self.properties = PROPERTIES if properties is None else properties
-        self._proc: subprocess.Popen[bytes] | None = None
+        self.shared = shared
+        self._proc: _Worker | None = None
         self._pending: dict[str, _Request] = {}
         self._lock = threading.Lock()  # _proc and _pending change together under it
         self._ids = itertools.count()
@@ -255,12 +278,22 @@ class CoreNLP:
         self.unread_sentences = 0
 
     @property
+    def running(self) -> bool:
+        """Whether a worker (or a connection to the shared one) is up."""
+        return self._proc is not None
+
+    @property
     def broken(self) -> WorkerError | None:
         """Why the worker could not be restarted (None while it runs or can start)."""
         return self._broken
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> CoreNLP:
+        # the shared worker reads the default pipeline only
+        shared = shared_socket() if self.shared else None
+        if shared is not None and self.annotators == ANNOTATORS \
+                and self.properties == PROPERTIES:
+            return self._connect(shared)
         java = shutil.which("java")
         if not java:
             raise LanguageError("Java 17+ is needed to run Stanford CoreNLP: install "
@@ -291,6 +324,21 @@ class CoreNLP:
         threading.Thread(target=self._read, args=(proc,), daemon=True).start()
         return self
 
+    def _connect(self, path: Path) -> CoreNLP:
+        """Use the shared worker at ``path`` (its models may still be loading: wait for them
+        as for a worker of this reader's own)."""
+        conn = SocketWorker(path)
+        ready = _readline_until(conn, time.monotonic() + self.start_timeout)
+        if ready != b"ready\n":
+            conn.kill()
+            why = ready.decode("utf-8", "replace").strip() or "no greeting"
+            raise LanguageError(f"the shared CoreNLP worker at {path} did not take this "
+                                f"command: {why}")
+        with self._lock:
+            self._proc = conn
+        threading.Thread(target=self._read, args=(conn,), daemon=True).start()
+        return self
+
     def close(self) -> None:
         with self._lock:
             proc, self._proc = self._proc, None
@@ -308,7 +356,7 @@ class CoreNLP:
                  tb: TracebackType | None) -> None:
         self.close()
 
-    def _recover(self, dead: subprocess.Popen[bytes], culprit: _Request | None = None,
+    def _recover(self, dead: _Worker, culprit: _Request | None = None,
                  reason: LanguageError | None = None) -> bool:
         """Replace the worker ``dead`` -- timed out on ``culprit``, which fails with
         ``reason``, or died -- and send the other texts in flight with it again. Whoever
@@ -365,7 +413,7 @@ class CoreNLP:
         for line in lines(proc.stderr):
             self._stderr_tail = (self._stderr_tail + [line.decode("utf-8", "replace")])[-50:]
 
-    def _read(self, proc: subprocess.Popen[bytes]) -> None:
+    def _read(self, proc: _Worker) -> None:
         assert proc.stdout is not None
         for line in lines(proc.stdout):
             rid, _, body = line.decode("utf-8").partition("\t")
@@ -418,6 +466,9 @@ class CoreNLP:
         return req
 
     def _result(self, req: _Request) -> Doc:
+        return parse_doc(req.text, self._reply(req))
+
+    def _reply(self, req: _Request) -> dict[str, Any]:
         limit = self.timeout if self.timeout is not None else text_timeout(req.text)
         waiting_since = time.monotonic()
         while True:
@@ -446,7 +497,7 @@ class CoreNLP:
             with self._lock:
                 self.skipped_sentences += len(skipped)
                 self.unread_sentences += unread
-        return parse_doc(req.text, data)
+        return data
 
     # -- API -----------------------------------------------------------------------------
     def annotate(self, text: str, cues: Cues | None = None) -> Doc:
@@ -454,6 +505,11 @@ class CoreNLP:
         ``LanguageError`` for a text the library cannot read (``WorkerError`` where the
         worker broke instead)."""
         return self._result(self._submit(text, cues))
+
+    def reply(self, text: str, cues: Cues | None = None) -> dict[str, Any]:
+        """The worker's reply for ``text`` as it came (what ``annotate`` parses), for a server
+        that passes it on (``dwqa nlp serve``). Raises as ``annotate`` does."""
+        return self._reply(self._submit(text, cues))
 
     def annotate_many(self, texts: Iterable[str | tuple[str, Cues | None]],
                       cues: Cues | None = None) -> Iterator[Doc | LanguageError]:
@@ -480,7 +536,7 @@ class CoreNLP:
 _POLL_S = 1.0
 
 
-def _stop(proc: subprocess.Popen[bytes], *, gently: bool = False) -> None:
+def _stop(proc: _Worker, *, gently: bool = False) -> None:
     """End a worker process and close its streams (their reader threads then end).
     ``gently``: close its input and let it finish what it holds first (10 s at most)."""
     try:
@@ -499,7 +555,7 @@ def _stop(proc: subprocess.Popen[bytes], *, gently: bool = False) -> None:
                 stream.close()
 
 
-def _readline_until(proc: subprocess.Popen[bytes], deadline: float) -> bytes:
+def _readline_until(proc: _Worker, deadline: float) -> bytes:
     """The worker's first line, or b"" if it exits or the deadline passes first."""
     box: list[bytes] = []
     assert proc.stdout is not None

@@ -189,6 +189,38 @@ def test_no_sentence_of_the_pages_may_answer_a_chain_or_undo_its_description() -
     assert "no_shortcut" in path_problems(g, got, d, undone)
 
 
+ALDANE_BORN_IN = BORN_IN.model_copy(update={"version_id": "v7"})
+WRITTEN_BY_OSTREM = person("The Ferryman's Daughter", "written_by", "Halvard Ostrem",
+                           stype="MISC", version="v8")
+OSTREM_BORN_IN = person("Halvard Ostrem", "born_in", "Kellhaven", otype="PLACE", version="v2")
+
+
+def test_a_description_through_a_maker_names_neither_the_entity_nor_the_maker() -> None:
+    assert describe.phrase([WRITTEN, ALDANE_BORN_IN]) == \
+        "the film written by a person born in Ketterby"
+    assert describe.phrase([WRITTEN, DIED]) == "the film written by a person who died in 2015"
+    bridge = FactPath(form="bridge", facts=[DIRECTED, OSTREM_BORN])
+    [got] = describe.variants(bridge, [[WRITTEN, ALDANE_BORN_IN]])
+    assert (hops(got), got.constraints, got.sources) == (2, 2, 4)
+    r = render(got, random.Random(0))
+    assert "the film written by a person born in Ketterby" in r.question, r.question
+    assert "Ferryman" not in r.question and "Aldane" not in r.question, r.question
+    assert r.answer.endswith("1931") and r.anchors == ["Ketterby"]
+    assert describe.stated(got.description) == ["Ketterby"]
+    # through a maker the path names (the director the bridge asks about): no variant
+    assert describe.variants(bridge, [[WRITTEN_BY_OSTREM, OSTREM_BORN_IN]]) == []
+    # control: the same maker's fact, of a maker the path does not name, is a variant
+    assert describe.variants(bridge, [[WRITTEN, ALDANE_BORN_IN]])
+    # one sentence that names the film with what the description states undoes it
+    g = PathGraph(query_id="q", question="", evidence_round=0, documents=[])
+    pages = {"v1": DIRECTED.evidence, "v2": OSTREM_BORN.evidence, "v3": WRITTEN.evidence,
+             "v7": ALDANE_BORN_IN.evidence}
+    assert "no_shortcut" not in path_problems(g, got, r, pages)
+    undone = {**pages, "v3": "The Ferryman's Daughter was written by Ketterby native Ruth "
+              "Aldane."}
+    assert "no_shortcut" in path_problems(g, got, r, undone)
+
+
 def test_the_complexity_knobs_and_their_bad_values() -> None:
     cfg = SampleConfig(hops=(3, 4), sources=3, constraints=(2, 2))
     assert cfg.admits(3, 3, 2) and cfg.admits(4, 5, 2)
@@ -232,12 +264,18 @@ def test_a_round_asked_for_deeper_items_gives_them(films: Store) -> None:
     graphs = load_path_graphs(films, t=10**9)
     chains = [p for g in graphs for p in g.paths if p.form == "chain"]
     assert chains
-    # a description's two facts come from two documents (the film pages state most of an
-    # entity's facts on its own page, so they may give none)
-    for g in graphs:
-        for p in g.paths:
-            if p.described:
-                assert p.constraints == 2 and len({f.version_id for f in p.description}) == 2
+    # a description's two facts come from two documents: on the film pages, which state an
+    # entity's own facts on its own page, through its maker ("the film written by a person
+    # born in ...")
+    described = [p for g in graphs for p in g.paths if p.described]
+    assert any(describe.through_maker(p.description) for p in described)
+    for p in described:
+        assert p.constraints == 2 and len({f.version_id for f in p.description}) == 2
+    rep0 = new_round(films, seed=4, generator=PathGenerator(),
+                     cfg=SampleConfig(constraints=(2, 2)))
+    rows0 = export_rows(films, rep0.round)
+    assert rows0 and all(r["constraints"] == 2 for r in rows0)
+    assert all(" by a person " in r["question"] or " and " in r["question"] for r in rows0)
     rep = new_round(films, seed=5, generator=PathGenerator(),
                     cfg=SampleConfig(hops=(3, 4), constraints=(0, 0)))
     rows = export_rows(films, rep.round)

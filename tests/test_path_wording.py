@@ -80,7 +80,7 @@ def test_model_worded_round_replays(films: Store, tmp_path: Path) -> None:
     # the paths a graph offers before any model call.
     assert report["items"] == report["graphs"] == 10 and report["no_item_reasons"] == {}
     assert report["rejected_by_reason"] == {"answer_in_question": 1, "llm_reveals": 1,
-                                            "llm_unnamed": 1, "no_shortcut": 9,
+                                            "llm_unnamed": 1, "no_shortcut": 11,
                                             "wrong_person": 2}
     assert report["llm"]["calls"] == len(FIXTURE["prompts"]) == 13
     assert report["generator"] == "paths-llm:openai-compatible:replay"

@@ -107,7 +107,7 @@ def test_round_exports_are_unchanged(store: Store, nlp: CoreNLP, tmp_path: Path)
     # them, and the rounds differ from each other
     assert all(r["items"] > 0 for r in got.values())
     assert {q.split(" | ")[0] for r in got.values() for q in r["questions"]} == {
-        "bridge", "intersection", "comparison", "temporal"}
+        "bridge", "intersection", "comparison", "temporal", "chain"}
     assert len({r["sha256"] for r in got.values()}) == len(ROUNDS)
     if os.environ.get("DWQA_RECORD_EXPORTS"):
         FIXTURE_PATH.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")

@@ -65,7 +65,7 @@ from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path.
-PATH_GENERATOR_VERSION = "10"
+PATH_GENERATOR_VERSION = "11"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
 #: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
@@ -265,7 +265,7 @@ def _chain_shortcut(path: Path, r: Rendered, answer_text: str,
     if not path.described:
         return False
     name = path.chain[0].subject
-    values = [v for f in path.description if (v := describe.value(f)) is not None]
+    values = describe.stated(path.description)
     last = name.split()[-1] if name.split() else name
     return any(last in x and all(v in x for v in values) and _names_all(x, [name])
                and all(_has(x, v) for v in values) for x in sentences)

@@ -53,9 +53,12 @@ def path_rows(store: Store, graphs: list[dict[str, Any]],
 
 
 def description_rows(store: Store, graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every graph's descriptions: query_id, entity, facts (``forms/describe.py``)."""
+    """Every graph's descriptions: query_id, entity, facts (``forms/describe.py``): by two
+    of the entity's facts, and by its maker and a fact of the maker's."""
     return store.query("paths/descriptions", graphs=graphs,
-                       describe=list(describe.DESCRIBE))
+                       describe=list(describe.DESCRIBE)) + store.query(
+        "paths/descriptions_nested", graphs=graphs, makers=list(describe.MAKERS),
+        describe=list(describe.MAKER_FACTS))
 
 
 def pool_sizes(store: Store, graphs: list[dict[str, Any]],

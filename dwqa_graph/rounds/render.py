@@ -57,8 +57,8 @@ def render(path: Path, rng: random.Random, last_resort: bool = False) -> Rendere
     if path.described:
         # the question names the description's objects, not the entity it describes
         text = worded.facts[0].subject
-        got = got.model_copy(update={"anchors": [a for a in got.anchors if a != text] + [
-            f.object for f in path.description if f.object]})
+        got = got.model_copy(update={"anchors": [a for a in got.anchors if a != text]
+                                     + describe.stated_objects(path.description)})
     # An entity the question names whose title's qualifier states a year the question asks
     # about: without the qualifier the bare title names several things ("The Golden Calf
     # (1930 film)"), with it the year is given away.

@@ -1,6 +1,10 @@
-"""Descriptions: an entity a question names by two of its facts from different documents
-instead of its name ("the film released in 1997 and written by James Cameron"), where
-exactly one entity of its type in the seed graph has both (``cypher/paths/descriptions.cypher``).
+"""Descriptions: an entity a question names by two facts from different documents instead
+of its name, where exactly one entity of its type in the seed graph fits them:
+
+- two of its own facts: "the film released in 1997 and written by James Cameron"
+  (``cypher/paths/descriptions.cypher``);
+- its maker and a fact of the maker's, read from another page: "the film written by a person
+  born in Kellhaven" (``cypher/paths/descriptions_nested.cypher``). The maker is not named.
 
 A description stands in for the entity a form names as its anchor (a bridge's or a chain's
 first subject), so every such form takes one without a template of its own: ``render`` words
@@ -22,6 +26,9 @@ from dwqa_graph.rounds.forms.base import Path, PathFact, Unworded
 DESCRIBE = ("released", "founded", "opened", "born", "died", "born_in", "died_in",
             "directed_by", "written_by", "created_by", "founded_by", "hosted_by",
             "located_in")
+#: Relations to a maker a description may go through, and what it may state of the maker.
+MAKERS = ("directed_by", "written_by", "created_by", "founded_by", "hosted_by")
+MAKER_FACTS = ("born", "died", "born_in", "died_in")
 #: The forms whose anchor (the entity they name, never the answer) may be described.
 DESCRIBABLE = ("bridge", "chain")
 #: The facts a description has (the ``--constraints`` a described item counts).
@@ -48,6 +55,7 @@ _KIND_WORD = re.compile(r"\((?:\d{4} )?((?:[A-Z][a-z]+ )?(?:film|album|song|nove
 
 def theta() -> dict[str, Any]:
     return {"describe": {"relations": list(DESCRIBE), "forms": list(DESCRIBABLE),
+                         "makers": list(MAKERS), "maker_facts": list(MAKER_FACTS),
                          "constraints": CONSTRAINTS, "max_per_path": MAX_PER_PATH}}
 
 
@@ -59,9 +67,27 @@ def value(f: PathFact) -> str | None:
     return None if y is None else str(y)
 
 
+def through_maker(facts: list[PathFact]) -> bool:
+    """Whether a description goes through a maker: the entity's fact naming the maker, then
+    the maker's own fact."""
+    return len(facts) == 2 and facts[1].subject_id == facts[0].object_id is not None
+
+
+def stated(facts: list[PathFact]) -> list[str]:
+    """What a description's words state: its values, but not a maker it goes through."""
+    return [v for f in (facts[1:] if through_maker(facts) else facts)
+            if (v := value(f)) is not None]
+
+
+def stated_objects(facts: list[PathFact]) -> list[str]:
+    """The entity names a description's words state (a question's anchors)."""
+    return [f.object for f in (facts[1:] if through_maker(facts) else facts) if f.object]
+
+
 def variants(path: Path, descriptions: list[list[PathFact]]) -> list[Path]:
     """``path`` with its anchor described, once per usable description of it: none that
-    names an entity of the path (the bridge entity, the answer) or restates a fact of it."""
+    names an entity of the path (the bridge entity, the answer) or restates a fact of it,
+    and none through a maker the path names."""
     if path.form not in DESCRIBABLE or path.described:
         return []
     anchor = path.facts[0].subject_id
@@ -71,8 +97,10 @@ def variants(path: Path, descriptions: list[list[PathFact]]) -> list[Path]:
     relations = {f.relation for f in path.facts if f.subject_id == anchor}
     out: list[Path] = []
     for facts in descriptions:
-        if any(f.id in ids or f.relation in relations or f.subject_id != anchor
-               or (f.object_id and f.object_id in named) or value(f) is None for f in facts):
+        own = facts[:1] if through_maker(facts) else facts
+        if any(f.id in ids or (f.object_id and f.object_id in named) or value(f) is None
+               for f in facts) or any(f.relation in relations or f.subject_id != anchor
+                                      for f in own):
             continue
         out.append(path.model_copy(update={"facts": [*path.facts, *facts],
                                            "described": anchor,
@@ -95,7 +123,18 @@ def noun(f: PathFact) -> str:
 
 def phrase(facts: list[PathFact]) -> str:
     """The description as a noun phrase: "the film released in 1997 and written by James
-    Cameron", "the person born in Kapuskasing in 1954" (one verb group per verb)."""
+    Cameron", "the person born in Kapuskasing in 1954" (one verb group per verb), "the film
+    written by a person born in Kellhaven" (through a maker)."""
+    if through_maker(facts):
+        by, of = facts
+        outer, inner = _PHRASE.get(by.relation), _PHRASE.get(of.relation)
+        v = value(of)
+        if outer is None or inner is None or v is None:
+            raise Unworded("no_template")
+        kind = noun(of)
+        article = "an" if kind[:1] in "aeiou" else "a"
+        maker = f"{article} {kind} {inner[0]} {inner[1].format(v=v)}"
+        return f"the {noun(by)} {outer[0]} {outer[1].format(v=maker)}"
     groups: dict[str, list[str]] = {}
     for f in sorted(facts, key=lambda f: DESCRIBE.index(f.relation)
                     if f.relation in DESCRIBE else len(DESCRIBE)):

@@ -13,7 +13,7 @@ import stat
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -33,20 +33,31 @@ TEXTS = ["Tesla was founded by Elon Musk in July 2003.",
          "Mats Fennick (born 30 January 1955) is a Valmoran screenwriter and novelist."]
 
 
-@pytest.fixture
-def shared(nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The session's worker served at a socket that ``DWQA_CORENLP_SOCKET`` names."""
-    path = tmp_path / "nlp.sock"
+def _start(path: Path, nlp: CoreNLP) -> Callable[[], None]:
+    """``nlp`` served at ``path`` on a thread, listening when this returns; the result stops
+    it (and checks that it stopped and took its socket file along)."""
     ready, stop = threading.Event(), threading.Event()
     server = threading.Thread(target=serve, args=(path, nlp),
                               kwargs={"ready": ready, "stop": stop}, daemon=True)
     server.start()
     assert ready.wait(30)
+
+    def halt() -> None:
+        stop.set()
+        server.join(10)
+        assert not server.is_alive() and not path.exists()
+
+    return halt
+
+
+@pytest.fixture
+def shared(nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The session's worker served at a socket that ``DWQA_CORENLP_SOCKET`` names."""
+    path = tmp_path / "nlp.sock"
+    halt = _start(path, nlp)
     monkeypatch.setenv(SOCKET_ENV, str(path))
     yield path
-    stop.set()
-    server.join(10)
-    assert not server.is_alive() and not path.exists()  # the socket file goes with it
+    halt()
 
 
 def _raw(path: Path) -> tuple[socket.socket, Iterator[bytes]]:
@@ -130,11 +141,7 @@ def test_connections_over_the_bound_are_told_busy(
         nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(corenlp_server, "MAX_CLIENTS", 1)
     path = tmp_path / "one.sock"
-    ready, stop = threading.Event(), threading.Event()
-    server = threading.Thread(target=serve, args=(path, nlp),
-                              kwargs={"ready": ready, "stop": stop}, daemon=True)
-    server.start()
-    assert ready.wait(30)
+    halt = _start(path, nlp)
     monkeypatch.setenv(SOCKET_ENV, str(path))
     try:
         first, lines = _raw(path)
@@ -146,8 +153,7 @@ def test_connections_over_the_bound_are_told_busy(
         with CoreNLP() as client:  # control: the place is free again
             assert client.annotate(TEXTS[0]).sentences
     finally:
-        stop.set()
-        server.join(10)
+        halt()
 
 
 def test_no_server_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,16 +168,11 @@ def test_no_server_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_a_reader_whose_server_stopped_fails_and_does_not_hang(
         nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "gone.sock"
-    ready, stop = threading.Event(), threading.Event()
-    server = threading.Thread(target=serve, args=(path, nlp),
-                              kwargs={"ready": ready, "stop": stop}, daemon=True)
-    server.start()
-    assert ready.wait(30)
+    halt = _start(path, nlp)
     monkeypatch.setenv(SOCKET_ENV, str(path))
     with CoreNLP() as client:
         assert client.annotate(TEXTS[0]).sentences
-        stop.set()
-        server.join(10)
+        halt()
         client._proc.kill()  # type: ignore[union-attr]  # as the server's end would
         with pytest.raises(LanguageError, match="no shared CoreNLP worker"):
             client.annotate(TEXTS[1])
@@ -189,18 +190,13 @@ def test_the_socket_path_is_checked(nlp: CoreNLP, tmp_path: Path) -> None:
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(os.fspath(stale))
     dead.close()
-    ready, stop = threading.Event(), threading.Event()
-    server = threading.Thread(target=serve, args=(stale, nlp),
-                              kwargs={"ready": ready, "stop": stop}, daemon=True)
-    server.start()
-    assert ready.wait(30)
+    halt = _start(stale, nlp)
     try:
         with pytest.raises(LanguageError, match="already serves"):
             serve(stale, nlp)
         assert stale.exists()  # the live server's socket survives the attempt
     finally:
-        stop.set()
-        server.join(10)
+        halt()
 
 
 def test_dwqa_nlp_serve_serves_until_terminated(tmp_path: Path) -> None:

@@ -289,3 +289,36 @@ def test_a_round_asked_for_deeper_items_gives_them(films: Store) -> None:
     rows2 = export_rows(films, rep2.round)
     assert rows2 and all(r["hops"] == 2 for r in rows2)
     assert rep2.hops == {"2": len(rows2)}
+
+
+#: A film whose writing credit is shared with a playwright the reader makes no entity of
+#: ("the playwright Jon Sedlak": the parser makes "playwright" the conjunct), and a film
+#: written by the same novelist alone (the control).
+SHARED_CREDIT = {
+    "Winter at Kellby": "Winter at Kellby is a 1968 drama film directed by Halvard Ostrem.\n"
+                        "It was written by Ruth Aldane and the playwright Jon Sedlak.",
+    "The Salt Road": "The Salt Road is a 1975 historical film.\n"
+                     "It was written by Ruth Aldane.",
+    "Ruth Aldane": "Ruth Aldane (22 August 1934 – 7 May 2015) was a novelist.",
+}
+
+
+def test_a_credit_shared_with_someone_unnamed_is_no_hop(store: Store, nlp: CoreNLP,
+                                                         tmp_path: Path) -> None:
+    """"The writer of Winter at Kellby" names one of two writers when its sentence credits a
+    second one the reader has no entity for: the fact is stored ``shared`` and no path
+    walks it, while the film Aldane wrote alone gives its bridge and its "how many years
+    after its writer's birth year" (control)."""
+    build_facts(store, nlp, tmp_path, SHARED_CREDIT)
+    rows = store.read("MATCH (f:Fact {relation: 'written_by'})-[:SUBJECT]->(s), "
+                      "(f)-[:OBJECT]->(o) RETURN s.name AS s, o.name AS o, f.shared AS shared")
+    assert {(r["s"], r["o"], r["shared"]) for r in rows} == {
+        ("Winter at Kellby", "Ruth Aldane", True), ("The Salt Road", "Ruth Aldane", False)}
+    paths = [p for g in load_path_graphs(store, t=10**9) for p in g.paths]
+    # "its writer's birth year" (temporal) names the maker by the credit too
+    credited = {(p.form, f.subject) for p in paths for f in p.facts
+                if f.relation == "written_by"}
+    assert {"bridge", "temporal"} <= {form for form, _ in credited}  # control
+    # a comparison states the credit as its link ("both written by Ruth Aldane"): true
+    assert {subject for form, subject in credited if form != "comparison"} == {
+        "The Salt Road"}

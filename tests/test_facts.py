@@ -1395,3 +1395,19 @@ def test_a_join_as_is_no_membership_and_a_release_in_a_country_is_unsure(
     [first] = facts_of(nlp, "Disco Elysium", "Disco Elysium is a role-playing video game. "
                        "The game was released on 15 October 2019.")
     assert (first.relation, first.uncertain) == ("released", False)
+
+
+def test_a_credit_shared_with_an_agent_that_is_no_entity_is_marked(nlp: CoreNLP) -> None:
+    """A writing credit the sentence shares with someone the reader has no entity for ("and
+    the playwright Jon Sedlak", "and others") is stored ``shared``; shared with a named
+    co-writer (both are facts, and the graph counts both) or held alone, it is not."""
+    def shared(sentence: str) -> dict[str, bool]:
+        return {f.object.name: f.shared for f in facts_of(nlp, "Winter at Kellby", sentence)
+                if f.relation == "written_by" and f.object}
+    assert shared("Winter at Kellby was written by Ruth Aldane and the playwright Jon "
+                  "Sedlak.") == {"Ruth Aldane": True}
+    assert shared("Winter at Kellby was written by Ruth Aldane and others.") == {
+        "Ruth Aldane": True}
+    assert shared("Winter at Kellby was written by Ruth Aldane and Jon Sedlak.") == {
+        "Ruth Aldane": False, "Jon Sedlak": False}
+    assert shared("Winter at Kellby was written by Ruth Aldane.") == {"Ruth Aldane": False}

@@ -44,7 +44,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "41"
+RULES_VERSION = "42"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -128,6 +128,9 @@ class _Read:
     short_phrase: str | None = None
     #: Its date may be another event's (``_unsure_date``).
     unsure_date: bool = False
+    #: A credit the sentence shares with an agent the reader has no entity for
+    #: (``_unnamed_co_agent``): "the writer of X" would name one of two.
+    shared: bool = False
 
 
 def _ref(s: Span) -> EntityRef:
@@ -147,6 +150,7 @@ def _fact(r: _Read, version_id: str, start: int, evidence: str, extractor: str) 
         approximate=r.approximate, when=r.when.iso if r.when else None, phrase=r.phrase,
         short_phrase=r.short_phrase,
         uncertain=r.unsure_date or r.subject.unsure or bool(r.obj and r.obj.unsure),
+        shared=r.shared,
         version_id=version_id, start=start, end=start + len(evidence), evidence=evidence,
         extractor=extractor)
 
@@ -308,6 +312,23 @@ def _entities(sent: Sentence, v: int, spans: list[Span], *rels: str) -> list[Spa
     return out
 
 
+def _unnamed_co_agent(sent: Sentence, v: int, spans: list[Span]) -> bool:
+    """An agent of ``v`` that is no entity, coordinated with one that is: "It was written by
+    Ostrem and the playwright Jon Sedlak" (the parser makes "playwright" the conjunct and
+    hangs the name off it), "by Ostrem and others". The credit is Ostrem's, but not his
+    alone: asked as "the writer of X" it names one of two, and the graph's uniqueness check
+    cannot count a writer it has no entity for."""
+    agents = set(sent.deps(v, "obl:agent", "obl:by"))
+    for d in agents:
+        if _span_at(spans, d) is not None or _verb_before(sent, v, d, spans):
+            continue
+        linked = {h for r, h in sent.heads(d) if r.startswith("conj")} | {
+            c for r, c in sent.children.get(d, ()) if r.startswith("conj")}
+        if linked & agents:
+            return True
+    return False
+
+
 def _past_another_verb(sent: Sentence, v: int, s: Span, spans: list[Span]) -> bool:
     """Another verb stands between ``v`` and the entity: it is that verb's. "directed by
     Robert Iscove and starring Freddie Prinze Jr., Rachael Leigh Cook": the parser joins the
@@ -315,10 +336,15 @@ def _past_another_verb(sent: Sentence, v: int, s: Span, spans: list[Span]) -> bo
     directors. Verbs sharing the entity with ``v`` are no other verbs ("written, executive
     produced, and directed by X"): its conjuncts, with only conjunctions, commas, adverbs
     and their own modifiers between them and ``v``."""
+    return _verb_before(sent, v, s.first, spans)
+
+
+def _verb_before(sent: Sentence, v: int, first: int, spans: list[Span]) -> bool:
+    """``_past_another_verb`` for the token ``first``."""
     conjuncts = {u for r, u in sent.children.get(v, ()) if r.startswith("conj")}
     shared = conjuncts | {d for u in conjuncts for r, d in sent.children.get(u, ())
-                          if d < s.first and not r.startswith(("obl", "obj"))}
-    for i in range(v + 1, s.first):
+                          if d < first and not r.startswith(("obl", "obj"))}
+    for i in range(v + 1, first):
         if not sent.token(i).pos.startswith("VB") or _span_at(spans, i) is not None:
             continue
         if i not in shared or not all(
@@ -354,10 +380,12 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text:
         objects = _entities(sent, v, spans, "obj")
         places = [s for s in _entities(sent, v, spans, "obl:in") if s.type == "PLACE"]
         unsure = date is not None and _unsure_date(sent, v)
+        shared = bool(agents) and _unnamed_co_agent(sent, v, spans)
         for subj in subjects:
             for r in _verb_facts(sent, v, lemma, passive, subj, date, agents, objects,
                                  places, spans, text):
                 r.unsure_date = r.unsure_date or (unsure and (r.date or r.when) is not None)
+                r.shared = shared and r.obj in agents
                 yield r
 
 

@@ -132,6 +132,11 @@ class Fact(_Model):
                             "whose sentence before was about another person), its date may "
                             "be another event's, or its subject's type was guessed. Stored, "
                             "but no chain uses it (`coalesce(f.uncertain, false)`).")
+    shared: bool = Field(False, description="A credit its sentence shares with an agent the "
+                         "reader has no entity for ('written by Ostrem and the playwright "
+                         "Jon Sedlak', 'by Ostrem and others'): true, but 'the writer of X' "
+                         "would name one of two, and the graph's uniqueness check cannot "
+                         "count the other. No bridge or chain walks it as a hop.")
     claim_id: str | None = Field(None, description="The claim whose span holds the evidence "
                                  "(None: a sentence the claims stage left out, e.g. one "
                                  "opening with a pronoun the page's subject resolves).")

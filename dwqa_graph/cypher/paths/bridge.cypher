@@ -11,6 +11,8 @@ UNWIND $graphs AS g
 CALL (g) {
   MATCH (v1:DocumentVersion)<-[:READ_FROM]-(f1:Fact)
   WHERE v1.id IN g.versions AND f1.relation IN $first
+    // a credit shared with someone the reader has no entity for names one of two
+    AND coalesce(f1.shared, false) = false
   MATCH (f1)-[:SUBJECT]->(a:NamedEntity), (f1)-[:OBJECT]->(b:NamedEntity)
   WHERE a <> b AND NOT a.generic AND NOT b.generic
     AND COUNT { (b)-[:SUBJECT_OF]->() } <= 1

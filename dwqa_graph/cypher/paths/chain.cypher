@@ -5,7 +5,8 @@
 // value for the asked relation (dates by year). The entities of a chain are distinct, none
 // generic and none the subject of two pages (two people of one name); its facts come from
 // different sentences and none is one the reader marked uncertain (uniqueness counts those
-// too: a second spouse the reader is unsure of still makes "the spouse of" ambiguous). One row per (entities,
+// too: a second spouse the reader is unsure of still makes "the spouse of" ambiguous), and no
+// hop is a credit its sentence shares with someone the reader has no entity for. One row per (entities,
 // relations): the alternative reading the most documents.
 // Parameters: $graphs [{query_id, versions}], $hops (relations a hop walks), $last
 // (relations the last fact asks), $longest (the most facts a chain has, 3 or 4).
@@ -15,6 +16,7 @@ CALL (g) {
   MATCH (v:DocumentVersion)<-[:READ_FROM]-(f:Fact)-[:SUBJECT]->(a:NamedEntity),
         (f)-[:OBJECT]->(b:NamedEntity)
   WHERE v.id IN g.versions AND f.relation IN $hops AND coalesce(f.uncertain, false) = false
+    AND coalesce(f.shared, false) = false
     AND a <> b AND NOT a.generic AND NOT b.generic
     AND COUNT { (a)-[:SUBJECT_OF]->() } <= 1 AND COUNT { (b)-[:SUBJECT_OF]->() } <= 1
     AND COUNT { MATCH (a)<-[:SUBJECT]-(h:Fact)-[:OBJECT]->(x:NamedEntity),

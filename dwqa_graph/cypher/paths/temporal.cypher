@@ -49,6 +49,8 @@ CALL (g) {
     MATCH (v0:DocumentVersion)<-[:READ_FROM]-(l:Fact)-[:OBJECT]->(s:NamedEntity),
           (l)-[:SUBJECT]->(work:NamedEntity)
     WHERE v0.id IN g.versions AND l.relation IN $makers AND NOT s.generic
+      // "its writer" names one of two where the credit is shared with someone unnamed
+      AND coalesce(l.shared, false) = false
       AND NOT work.generic AND work <> s AND COUNT { (s)-[:SUBJECT_OF]->() } <= 1
       AND COUNT { MATCH (work)<-[:SUBJECT]-(h:Fact)-[:OBJECT]->(x:NamedEntity),
                         (h)-[:READ_FROM]->(w:DocumentVersion)

@@ -41,6 +41,7 @@ constraints rise.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -247,8 +248,10 @@ def review_row(corpus: str, row: dict[str, Any]) -> dict[str, Any]:
     return {"id": row["id"], "corpus": corpus, "hops": row["hops"], "sources": row["sources"],
             "constraints": row["constraints"], "form": row["pattern"],
             "question": row["question"], "answer": row["answer"],
-            "evidence": [{"url": p["url"], "sentence": p["evidence"]}
-                         for p in row["provenance"]]}
+            # two facts of one sentence (a lifespan's birth and death) are one sentence to read
+            "evidence": list({(p["url"], p["evidence"]): {"url": p["url"],
+                                                          "sentence": p["evidence"]}
+                              for p in row["provenance"]}.values())}
 
 
 def review_level(item: dict[str, Any]) -> str:
@@ -258,14 +261,22 @@ def review_level(item: dict[str, Any]) -> str:
 
 
 def write_review(measured: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
-    """The review split's items of the four levels, each once (by its facts), as JSONL;
-    their counts per level and corpus."""
+    """The review split's items of the four levels, each once (by its facts, and no two on
+    one pair of facts), as JSONL; their counts per level and corpus."""
     rows: dict[str, dict[str, Any]] = {}
+    pairs: set[frozenset[str]] = set()
     for corpus in CORPORA:
         cell = measured.get(dataset(corpus, "review"), {})
         for level in REVIEW_LEVELS:
             for key, row in cell.get(level, {}).get("items", {}).items():
-                rows.setdefault(key, review_row(corpus, row))
+                # rounds pooled here ask two facts again that an earlier round asked
+                # another way, which no user's round shows; the pooled set keeps the first
+                # (a round's own repeats are set_quality's items_on_a_repeated_fact_pair)
+                mine = {frozenset(c) for c in itertools.combinations(key.split(","), 2)}
+                if key in rows or mine & pairs:
+                    continue
+                pairs |= mine
+                rows[key] = review_row(corpus, row)
     items = sorted(rows.values(), key=lambda r: (r["corpus"], review_level(r), r["id"]))
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items))
     counts: dict[str, dict[str, int]] = {lv: dict.fromkeys(CORPORA, 0) for lv in REVIEW_LEVELS}

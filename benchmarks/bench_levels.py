@@ -208,6 +208,8 @@ def level_rounds(store: Store, ds: str, level: str, rounds: int,
     return {"rounds": [r.round for r in made], "graphs": made[0].graphs,
             "items_per_round": per_round, "items": items,
             "round_seconds": [round(r.seconds, 1) for r in made],
+            "items_on_a_repeated_fact_pair": [
+                r.set_quality.get("items_on_a_repeated_fact_pair") for r in made],
             "no_item_reasons": dict(sum((Counter(r.no_item_reasons) for r in made),
                                         Counter()))}
 
@@ -301,7 +303,9 @@ def summary(cell: dict[str, Any], k: dict[str, Any], n_connected: int) -> dict[s
             "items_per_round_share_of_connected":
                 round(statistics.mean(per_round) / n_connected, 3) if n_connected else None,
             "no_item_reasons": cell["no_item_reasons"],
-            "round_seconds": cell["round_seconds"], "decompose": cell.get("decompose")}
+            "round_seconds": cell["round_seconds"],
+            "items_on_a_repeated_fact_pair": cell.get("items_on_a_repeated_fact_pair"),
+            "decompose": cell.get("decompose")}
 
 
 def save(out: Path | None, result: dict[str, Any]) -> None:

@@ -76,14 +76,17 @@ def test_an_unchanged_corpus_web_raises_no_false_alarm(
                        if c.status != "holds"]
         assert not alarms
 
-        # the positive control: the year an item's answer is read from moves on its page
+        # the positive control: the year an item's answer is read from moves on its page --
+        # wherever the page states it: edited in one sentence only, a page that states it
+        # in two (a lead's "(born March 22, 1971)" and "Key was born ... on March 22,
+        # 1971") still states the old year in the other, which verify re-matches the fact to
+        # (a page that now contradicts itself is not flagged: a known gap)
         item, p, t = next((i, p, r.round) for r in rounds for i in export_rows(store, r.round)
                           for p in i["provenance"] if _year(p, i["answer"])
                           and _page(root, p).read_text().count(p["evidence"]) == 1)
         year = _year(p, item["answer"])
         page = _page(root, p)
-        page.write_text(page.read_text().replace(
-            p["evidence"], p["evidence"].replace(year, str(int(year) - 7))))
+        page.write_text(re.sub(rf"\b{year}\b", str(int(year) - 7), page.read_text()))
         report = verify_round(store, t, opts, nlp=nlp)
         assert report.fetch is not None and report.fetch.new_versions == 1
         status = {c.item_id: c.status for c in report.results}

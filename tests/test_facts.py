@@ -1411,3 +1411,16 @@ def test_a_credit_shared_with_an_agent_that_is_no_entity_is_marked(nlp: CoreNLP)
     assert shared("Winter at Kellby was written by Ruth Aldane and Jon Sedlak.") == {
         "Ruth Aldane": False, "Jon Sedlak": False}
     assert shared("Winter at Kellby was written by Ruth Aldane.") == {"Ruth Aldane": False}
+
+
+def test_a_season_or_a_span_of_two_years_dates_nothing(nlp: CoreNLP) -> None:
+    """"Moved to North America in 1999-00" (a hockey season: the tagger normalises it to
+    1999) and "founded in 1905-06" (normalised to June 1905) give no dated fact; the same
+    sentence with a year does (control), and so does an ISO date."""
+    def dates(sentence: str) -> list[str | None]:
+        return [f.date or f.when for f in facts_of(nlp, "Karel Sachl", sentence)
+                if f.date or f.when]
+    assert dates("Karel Sachl moved to North America in 1999-00.") == []
+    assert dates("Karel Sachl founded the Sachl Hockey Club in 1905-06.") == []
+    assert dates("Karel Sachl moved to North America in 1999.") == ["1999"]
+    assert dates("Karel Sachl moved to North America on 2001-03-04.") == ["2001-03-04"]

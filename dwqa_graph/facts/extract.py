@@ -9,7 +9,8 @@ The library parses; this module only maps its analysis onto the relation vocabul
   ``resolve.py``) gives no fact;
 - its **date** is the one DATE mention attached to the verb itself by ``obl:in``, ``obl:on``
   or ``obl:tmod`` (so "the 2026 World Cup" inside a sentence about 2017 dates nothing), and
-  only a calendar date (year, month or day) counts; two dates on one verb give none;
+  only a calendar date (year, month or day) counts, not a season ("1999-00"); two dates on
+  one verb give none;
 - its **objects** are entity mentions in ``obj``, ``obl:agent`` / ``obl:by`` and
   ``obl:in`` positions, and numbers that modify its object noun (``nummod``).
 A verb that is negated, modal or hypothetical ("will open", "plans to open", "if it wins"),
@@ -292,10 +293,17 @@ def _unsure_date(sent: Sentence, v: int) -> bool:
     return any(d < min(clause) for d in dates)
 
 
+#: Two years joined by a dash, not an ISO date: a season or a span ("1999-00", "1905–06").
+_TWO_YEARS = re.compile(r"\b\d{4}\s*[-–]\s*(?:\d{2}|\d{4})\b(?!\s*[-–]\s*\d)")
+
+
 def _written_date(m: Mention) -> DateValue | None:
     """The mention's date, unless the tagger computed it from another ("In 2017, more than
     15 years later" is normalised to 2032): a year written in the mention must be
-    the date's year."""
+    the date's year. A season or a span of two years is no date: SUTime reads "1999-00" as
+    1999 and "1905-06" as June 1905, and a year gap counted from it has two answers."""
+    if _TWO_YEARS.search(m.text):
+        return None
     value = date_value(m.norm)
     written = {int(w) for w in re.findall(r"\b(\d{4})\b", m.text)}
     return None if value is None or (written and value.year not in written) else value

@@ -11,6 +11,9 @@ is made, a constructed set of changes is applied to the pages:
 - ``replaced``: the film's director is replaced by another person whose page the graph
   also cites (the item changes; its new answer is that person's year);
 - ``deleted``: the director page's birth sentence is deleted (the item loses support);
+- ``contradicted``: the director's page keeps its birth sentence and gains a second one with
+  another year (the item loses support: its answer is no longer the one the page states --
+  re-matching the old sentence alone would call it "holds");
 - ``gone``: the film's page is deleted (404: the item is unreachable);
 - ``edited``: a sentence about something else is added to the director's page (a new page
   version, the same facts: the item holds -- the positive control for "changed page"
@@ -55,8 +58,11 @@ ADJ = ("Silent", "Northern", "Broken", "Golden", "Quiet", "Distant", "Hidden", "
        "Winter", "Burning", "Lonely", "Crimson")
 NOUN = ("River", "Harbour", "Garden", "Station", "Mountain", "Lantern", "Bridge", "Orchard",
         "Island", "Valley", "Lighthouse", "Meadow")
-#: The constructed changes: how many seed graphs each touches (>= 30 changed in all).
-GROUPS = {"moved": 10, "replaced": 10, "deleted": 6, "gone": 6, "edited": 10}
+#: The constructed changes: how many seed graphs each touches (>= 30 changed in all; with
+#: the untouched ones at most the 144 titles ADJ x NOUN make).
+GROUPS = {"moved": 10, "replaced": 10, "deleted": 6, "contradicted": 4, "gone": 6,
+          "edited": 8}
+UNSUPPORTED = GROUPS["deleted"] + GROUPS["contradicted"]
 #: Seed graphs left alone (>= 100).
 UNTOUCHED = 100
 FILMS = sum(GROUPS.values()) + UNTOUCHED
@@ -133,6 +139,9 @@ class Web:
                 self.write_film(film, self.stand_in[film])
             elif name == "deleted":
                 self.write_person(person, born=False)
+            elif name == "contradicted":
+                self.write_person(person, extra=f" {person} was born on March 12, "
+                                                f"{self.born[person] + YEARS_MOVED}.")
             elif name == "gone":
                 (self.root / slug(film)).unlink()
             elif name == "edited":
@@ -167,7 +176,8 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
 
         by_item = {c.item_id: c for c in report.results}
         expected = {i["id"]: {"moved": "changed", "replaced": "changed",
-                              "deleted": "unsupported", "gone": "unreachable"}.get(
+                              "deleted": "unsupported", "contradicted": "unsupported",
+                              "gone": "unreachable"}.get(
                                   web.group.get(film_of[i["id"]], ""), "holds")
                     for i in items}
         got = {i: c.status for i, c in by_item.items()}
@@ -175,7 +185,7 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
                  if expected[i] != got[i]}
         assert not wrong
         assert report.counts == {"holds": UNTOUCHED + GROUPS["edited"], "changed": 20,
-                                 "unsupported": 6, "unreachable": 6}
+                                 "unsupported": UNSUPPORTED, "unreachable": 6}
         for i in items:
             check, film = by_item[i["id"]], film_of[i["id"]]
             group, director = web.group.get(film), web.director[film]
@@ -191,6 +201,9 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
                     f"{film} is a drama film directed by {stand_in}."}
             elif group == "deleted":
                 assert check.answer is None and director in check.reason
+            elif group == "contradicted":
+                assert check.answer is None and "2 values of" in check.reason
+                assert year in check.reason and str(int(year) + YEARS_MOVED) in check.reason
             elif group == "gone":
                 assert check.answer is None and "http_404" in check.reason
                 assert slug(film) in check.reason
@@ -224,7 +237,7 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
     # the report's table of the round over time: one row per verification run
     shown = gather(store).verification
     assert [(v.round, v.holds, v.changed, v.unsupported, v.unreachable) for v in shown] == [
-        (made.round, UNTOUCHED + GROUPS["edited"], 20, 6, 6)] * 2
+        (made.round, UNTOUCHED + GROUPS["edited"], 20, UNSUPPORTED, 6)] * 2
 
     # evaluation on the verified round: an agent that answers what the web says now is right
     # on every item scored against the answers that hold now, and the unsupported items are
@@ -234,7 +247,7 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
     verified, basis = round_items_basis(store, made.round)
     assert basis is not None and basis.answers == "verified"
     assert (len(verified), basis.changed, basis.unsupported, basis.unverified) == (
-        FILMS - 6, 20, 6, 6)
+        FILMS - UNSUPPORTED, 20, UNSUPPORTED, 6)
     scored, _ = evaluate(store, agent, verified, target=f"round:{made.round}",
                          round_t=made.round, answers=basis)
     assert scored.scores["em"].score == 1.0 and scored.answers == basis
@@ -256,7 +269,7 @@ def test_verify_reports_a_constructed_set_of_changes_exactly(
     drift = {film_of[i["id"]]: (stats[i["query_id"]]["k_per_round"][0],
                                 stats[i["query_id"]]["j_consecutive"]) for i in items}
     for film, (k, [j]) in drift.items():
-        moved = web.group.get(film) in ("moved", "replaced", "deleted")
+        moved = web.group.get(film) in ("moved", "replaced", "deleted", "contradicted")
         assert k >= 1 and (j < k if moved else j == k), (film, web.group.get(film), k, j)
     assert sum(web.group.get(f) == "edited" for f in drift) == GROUPS["edited"]
 

@@ -79,8 +79,8 @@ def test_an_unchanged_corpus_web_raises_no_false_alarm(
         # the positive control: the year an item's answer is read from moves on its page --
         # wherever the page states it: edited in one sentence only, a page that states it
         # in two (a lead's "(born March 22, 1971)" and "Key was born ... on March 22,
-        # 1971") still states the old year in the other, which verify re-matches the fact to
-        # (a page that now contradicts itself is not flagged: a known gap)
+        # 1971") would contradict itself, which verify reports as unsupported, not changed
+        # (tests/test_verify.py, the "contradicted" pages)
         item, p, t = next((i, p, r.round) for r in rounds for i in export_rows(store, r.round)
                           for p in i["provenance"] if _year(p, i["answer"])
                           and _page(root, p).read_text().count(p["evidence"]) == 1)

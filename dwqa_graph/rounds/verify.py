@@ -13,7 +13,9 @@ status:
 - ``changed``: the recomputed answer differs (the new answer and the sentences that now
   give it are stored);
 - ``unsupported``: a fact's sentence is gone (no fact of the same relation and subject on
-  its page), or the new facts no longer make a question of the path's form;
+  its page), the pages now state several values where the round asked the one they stated
+  (one of two sentences edited), or the new facts no longer make a question of the path's
+  form;
 - ``unreachable``: a page could not be fetched (the fetch's reason says why).
 
 A fact is re-matched by what it states about whom: the same relation and subject (an
@@ -34,6 +36,7 @@ import json
 import random
 import time
 from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -227,6 +230,15 @@ def _value(f: PathFact) -> tuple[Any, ...]:
     return (f.object_id, f.date, f.year, f.when, f.value, f.unit)
 
 
+def _stated(facts: Iterable[PathFact], f: PathFact, subject: str) -> dict[str, PathFact]:
+    """The values ``facts`` state for what ``f`` states about ``subject``, keyed as the
+    path queries count an answer unique (``cypher/paths/chain.cypher``): an entity by id,
+    a date by its year, a quantity by its value."""
+    return {str(h.object_id if h.object_id is not None else
+                h.year if h.year is not None else h.value): h
+            for h in sorted(facts, key=lambda h: h.id) if _same_fact(f, h, subject)}
+
+
 def _same_fact(old: PathFact, new: PathFact, subject: str) -> bool:
     if new.relation != old.relation or new.subject_id != subject:
         return False
@@ -315,6 +327,19 @@ def _recompute(store: Store, row: dict[str, Any], docs: dict[str, dict[str, Any]
     versions = [g.version_id for g in new]
     sentences = [Evidence(fact_id=g.id, relation=g.relation, sentence=g.evidence,
                           version_id=g.version_id) for g in new]
+    for f, g, src in zip(old, new, row["facts"], strict=True):
+        before = _stated(old_facts.values(), f, f.subject_id)
+        now = _stated(new_facts.values(), f, g.subject_id)
+        if len(now) > max(1, len(before)):
+            # the round asked a value the graph stated once; its pages now state several
+            # (one of two sentences edited): re-matching the other would call it "holds"
+            said = sorted({h.evidence[:QUOTE_CHARS] for h in now.values()})
+            return out.model_copy(update={
+                "status": "unsupported", "answer": None, "versions": versions,
+                "sentences": sentences,
+                "reason": f"the seed graph's pages ({src['url']} among them) now state "
+                          f"{len(now)} values of {g.subject}'s {g.relation}: "
+                          + " / ".join(map(repr, said))})
     if all(_value(f) == _value(g) for f, g in zip(old, new, strict=True)):
         return out.model_copy(update={"versions": versions})
     path = Path(form=row["form"], facts=old)

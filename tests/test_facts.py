@@ -218,6 +218,27 @@ def test_an_event_is_worded_by_its_own_predicate(nlp: CoreNLP) -> None:
         2001: "participated in the benefit telethon America: A Tribute to Heroes"}
 
 
+def test_an_event_another_entity_owns_needs_its_name(nlp: CoreNLP) -> None:
+    """A phrase whose only names are a kind's (no entity tag, a compound of a common noun:
+    "the Series A round") does not name the event where the sentence names another entity
+    it may belong to: the round was Tesla's (rules 43, from a blind review's rejection).
+    Named in the phrase, or with no other entity in the sentence, it does."""
+    def phrases(title: str, sentence: str) -> dict[int | None, str | None]:
+        return {f.year: f.phrase for f in facts_of(nlp, title, sentence)
+                if f.relation == "event"}
+    assert phrases("Elon Musk", "Musk led the Series A round of investment in February 2004; "
+                   "he invested $6.5 million and joined Tesla's board of directors.") == {}
+    # the controls: the company named in the phrase; the subject's own round
+    assert phrases("Elon Musk", "Musk led Tesla's Series A round of investment in February "
+                   "2004; he invested $6.5 million and joined Tesla's board of directors."
+                   ) == {2004: "led Tesla's Series A round of investment"}
+    assert phrases("Facebook", "In April 2006, Facebook closed its Series B funding round."
+                   ) == {2006: "closed its Series B funding round"}
+    # a tagged name is a thing, whatever else the sentence names
+    assert phrases("Harry Smith", "Smith fought at the Battle of Sobraon in 1846; Hugh Gough "
+                   "led the army.") == {1846: "fought at the Battle of Sobraon"}
+
+
 @pytest.mark.parametrize("sentence", [
     "Solvane Energy will open its second factory in 2027 in Skellefteå.",  # modal
     "Solvane Energy plans to open a factory in 2027.",  # irrealis complement

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, Fact, Relation, allows
-from dwqa_graph.facts.resolve import WORK_NOUNS, PageResolver, Span, entity_ref
+from dwqa_graph.facts.resolve import TYPES, WORK_NOUNS, PageResolver, Span, entity_ref
 from dwqa_graph.language.corenlp import Cues
 from dwqa_graph.language.doc import Mention, Sentence
 from dwqa_graph.language.lexicon import (
@@ -45,7 +45,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "42"
+RULES_VERSION = "43"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -716,6 +716,40 @@ def _names_something(sent: Sentence, idx: set[int]) -> bool:
     return any(sent.token(i).pos in ("NNP", "NNPS") for i in idx)
 
 
+def _whose_elsewhere(sent: Sentence, v: int, keep: set[int]) -> bool:
+    """The phrase's only names are a kind's (``_names_a_kind``) while the sentence names
+    another entity outside the phrase and its subject: the event is most likely that
+    entity's, and the phrase does not say so. "Musk led the Series A round of investment in
+    February 2004; [...] joined Tesla's board": the round was Tesla's, and a reader told
+    "the Series A round" cannot tell which company's (a blind review rejected it). With no
+    other entity the kind is the subject's own ("Facebook closed its Series B funding
+    round", "Amazon purchased the Whole Foods Market supermarket chain": an untagged name
+    is still a name there)."""
+    if any(sent.token(i).pos in ("NNP", "NNPS") and not _names_a_kind(sent, i)
+           for i in keep - {v}):
+        return False
+    subject = set().union(*(_subtree(sent, d) for d in sent.deps(v, "nsubj", "nsubj:pass")))
+    return any(sent.token(i).ner in TYPES for i in range(1, len(sent.tokens) + 1)
+               if i not in keep and i not in subject)
+
+
+def _names_a_kind(sent: Sentence, i: int) -> bool:
+    """A capitalised word that may name a kind of thing, not a thing: no named-entity tag,
+    and a compound of a common noun ("the [Series A] round", "the [Basic] plan"). A name the
+    library tags is a thing ("the [Champions League] final"), and so is a possessive
+    ("[Tesla]'s Series A round": no compound)."""
+    seen = {i}
+    while sent.token(i).ner == "O":
+        up = [h for r, h in sent.heads(i) if r == "compound" and h not in seen]
+        if not up:
+            return False
+        i = up[0]
+        seen.add(i)
+        if sent.token(i).pos in ("NN", "NNS"):
+            return True
+    return False
+
+
 def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | None:
     """The words of ``keep`` (the verb ``v`` and whole dependents of it) as the sentence
     has them, or None where they do not name an event by themselves (``event_phrases``)."""
@@ -789,7 +823,7 @@ def _phrase_text(sent: Sentence, v: int, text: str, keep: set[int]) -> str | Non
     if toks[-1].pos in ("IN", "TO") or any(
             d not in keep for i in idx if i != v for d in sent.deps(i, "dep")):
         return None
-    if not _names_something(sent, keep - {v}):
+    if not _names_something(sent, keep - {v}) or _whose_elsewhere(sent, v, keep):
         return None
     # the words in sentence order, as written; a gap (a dropped date or adverb) is a space
     runs: list[list[int]] = []

@@ -250,8 +250,12 @@ def review_row(corpus: str, row: dict[str, Any]) -> dict[str, Any]:
     return {"id": row["id"], "corpus": corpus, "hops": row["hops"], "sources": row["sources"],
             "constraints": row["constraints"], "form": row["pattern"],
             "question": row["question"], "answer": row["answer"],
-            # two facts of one sentence (a lifespan's birth and death) are one sentence to read
+            # two facts of one sentence (a lifespan's birth and death) are one sentence to read;
+            # the page's title as the export gives it: a sentence saying "He was born in
+            # 1950" on a page whose URL is a hash names its subject only there (reviewers
+            # rejected four items whose evidence they could not tie to a name without it)
             "evidence": list({(p["url"], p["evidence"]): {"url": p["url"],
+                                                          "title": p.get("title"),
                                                           "sentence": p["evidence"]}
                               for p in row["provenance"]}.values())}
 

@@ -6,6 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 EXTRAS="${1:-}"
 PY="${PYTHON:-python3}"
+UV_VERSION=0.13.9
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
   echo "dwqa: Python >= 3.11 is required (found: $("$PY" --version 2>&1))" >&2
   exit 1
@@ -18,9 +19,11 @@ STAMP=".venv/.dwqa-installed${EXTRAS:+-$EXTRAS}"
 WANT="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
   echo "==> installing dwqa-graph${EXTRAS:+[$EXTRAS]} into .venv" >&2
-  # pip's build chatter goes to a log, shown only when the install fails.
-  if ! { .venv/bin/python -m pip install -q --disable-pip-version-check -U pip &&
-         .venv/bin/python -m pip install -q --disable-pip-version-check \
+  # uv installs the locked versions from its cache in seconds where pip takes half a minute
+  # (a demo's or CI run's first step); uv itself comes from PyPI like everything else.
+  # The installers' chatter goes to a log, shown only when the install fails.
+  if ! { .venv/bin/python -m pip install -q --disable-pip-version-check "uv==$UV_VERSION" &&
+         .venv/bin/uv pip install -q --python .venv/bin/python \
            -c requirements.lock -e ".${EXTRAS:+[$EXTRAS]}"; } > .venv/install.log 2>&1; then
     cat .venv/install.log >&2
     echo "dwqa: installing the project failed (log above, also in .venv/install.log)" >&2

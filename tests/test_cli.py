@@ -23,7 +23,9 @@ from .conftest import DATA
 
 def all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     out = []
-    for name, cmd in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
         out.append((*prefix, name))
         if isinstance(cmd, click.Group):
             out += all_commands(cmd, (*prefix, name))
@@ -36,7 +38,7 @@ def test_every_command_has_help(path: tuple[str, ...]) -> None:
     assert result.exit_code == 0
     cmd: click.Command = main
     for name in path:
-        cmd = cmd.commands[name]  # type: ignore[attr-defined]
+        cmd = cmd.get_command(click.Context(cmd), name)  # type: ignore[attr-defined]
     assert cmd.help and len(cmd.help.strip()) > 10, path
 
 

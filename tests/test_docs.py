@@ -31,7 +31,9 @@ def test_readme_is_short_and_starts_with_the_two_commands() -> None:
 
 def _commands(group: click.Group, prefix: str) -> list[str]:
     out = []
-    for name, cmd in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
         path = f"{prefix} {name}"
         out.append(path)
         if isinstance(cmd, click.Group):

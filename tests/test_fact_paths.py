@@ -26,7 +26,8 @@ from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
-from dwqa_graph.llm import LLM, OpenAICompatChat
+from dwqa_graph.llm import LLM
+from dwqa_graph.openai_compat import OpenAICompatChat
 from dwqa_graph.rounds import path_generate as path_gen_mod, paths as paths_mod
 from dwqa_graph.rounds.forms import FORMS, bridge as bridge_form
 from dwqa_graph.rounds.forms.base import whole_years

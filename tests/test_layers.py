@@ -80,3 +80,27 @@ def test_import_contract_holds() -> None:
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+def _loaded_after(statement: str) -> set[str]:
+    """The top-level packages a fresh interpreter holds after running ``statement``."""
+    code = (f"{statement}; import sys; "
+            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=REPO_ROOT).stdout
+    return set(out.split())
+
+
+@pytest.mark.parametrize("command", ["db", "ingest", "fetch", "claims", "facts", "round",
+                                     "report"])
+def test_a_command_that_calls_no_model_does_not_import_langchain(command: str) -> None:
+    """``dwqa`` imports a command's module only when it runs (``cli/main.py``), and the LLM
+    layer imports LangChain only to build or call a model: a pipeline script makes dozens of
+    ``dwqa`` calls, and LangChain's import alone costs about a second each."""
+    loaded = _loaded_after("from dwqa_graph.cli.main import main; "
+                           f"main.get_command(None, {command!r})")
+    assert "dwqa_graph" in loaded and "click" in loaded
+    assert "langchain_core" not in loaded, command
+    # the positive control: building a model does import it
+    assert "langchain_core" in _loaded_after(
+        "from dwqa_graph.llm import make_llm; make_llm('http://127.0.0.1:1/v1')")

@@ -21,7 +21,8 @@ from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
 from dwqa_graph.language.corenlp import CoreNLP
-from dwqa_graph.llm import LLM, OpenAICompatChat
+from dwqa_graph.llm import LLM
+from dwqa_graph.openai_compat import OpenAICompatChat
 from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.round import export_rows, new_round
 from dwqa_graph.rounds.sampling import SampleConfig

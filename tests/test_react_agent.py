@@ -20,8 +20,9 @@ from dwqa_graph.evaluation.agents.baseline import WebPages, _endpoint_host
 from dwqa_graph.evaluation.agents.react import Bounds, ReactAgent, has_native_tools
 from dwqa_graph.evaluation.evaluate import evaluate
 from dwqa_graph.graph.store import Store
-from dwqa_graph.llm import LLM, OpenAICompatChat
+from dwqa_graph.llm import LLM
 from dwqa_graph.models import EvalItem
+from dwqa_graph.openai_compat import OpenAICompatChat
 from dwqa_graph.web.fetch import FetchOptions
 from dwqa_graph.web.localweb import LocalWeb, serve
 from dwqa_graph.web.search import SearxngClient

@@ -79,12 +79,12 @@ from dwqa_graph.llm import (
     LLM,
     LLMFailure,
     LLMStats,
-    OpenAICompatChat,
     Prompt,
     load_prompt,
     make_llm,
 )
 from dwqa_graph.models import EvalItem
+from dwqa_graph.openai_compat import OpenAICompatChat
 from dwqa_graph.text import normalize_answer
 
 DEFAULT_FRACTION = 0.5

@@ -48,7 +48,8 @@ from dwqa_graph.evaluation.agents.base import (
     short_answer,
 )
 from dwqa_graph.evaluation.agents.baseline import GraphPages, PageSource, WebPages, _endpoint_host
-from dwqa_graph.llm import LLM, LLMFailure, OpenAICompatChat, load_prompt, make_llm
+from dwqa_graph.llm import LLM, LLMFailure, load_prompt, make_llm
+from dwqa_graph.openai_compat import OpenAICompatChat
 from dwqa_graph.registry import AGENTS
 from dwqa_graph.web.fetch import FetchOptions
 from dwqa_graph.web.search import GraphSearch, SearchClient, SearchResult, SearxngClient

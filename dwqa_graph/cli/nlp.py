@@ -29,7 +29,7 @@ def nlp_serve(path: Path, threads: int | None) -> None:
     """Keep one CoreNLP worker loaded and serve it on a Unix socket (mode 0600) until
     interrupted. Commands run with DWQA_CORENLP_SOCKET set to the same path (facts, expand,
     round verify, eval --agent decompose) use it instead of loading the models each."""
-    from dwqa_graph.language.corenlp import CoreNLP
+    from dwqa_graph.language.corenlp import CoreNLP, corenlp_classpath
     from dwqa_graph.language.corenlp_server import serve
 
     stop, ready = threading.Event(), threading.Event()
@@ -40,6 +40,9 @@ def nlp_serve(path: Path, threads: int | None) -> None:
     # a script stops a background job with SIGTERM (a shell's `cmd &` ignores SIGINT)
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    # The jars first (Maven fills ~/.m2 on a first run): a script may start another Maven
+    # resolution (``dwqa db up``) once the line below is printed.
+    corenlp_classpath()
     click.echo(f"dwqa nlp: loading the models; commands may connect now with "
                f"DWQA_CORENLP_SOCKET={path}", err=True)
     # started by ``serve`` once the socket listens, so that commands may connect meanwhile;

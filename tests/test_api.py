@@ -16,7 +16,8 @@ import pytest
 
 import dwqa_graph
 from dwqa_graph.graph.store import Store
-from dwqa_graph.language.corenlp import _cache_dir, corenlp_classpath
+from dwqa_graph.language.corenlp import corenlp_classpath
+from dwqa_graph.maven import user_cache_dir
 from dwqa_graph.web.localweb import serve
 from tests.paths import EXAMPLES, REPO_ROOT
 
@@ -130,7 +131,7 @@ def test_wheel_works_outside_the_checkout(wheel_venv: Path, store: Store, env: d
     # Facts are read with CoreNLP: the jars this machine already resolved (the user's cache,
     # not the test's empty home, where Maven would fetch 500 MB again).
     corenlp_classpath()
-    cache = {"DWQA_CACHE": str(_cache_dir())}
+    cache = {"DWQA_CACHE": str(user_cache_dir())}
     port = free_port()
     examples = example_copy(work, port)
     with serve(examples / "web", port=port):

@@ -15,7 +15,6 @@ to 127.0.0.1, so the server must not do anything for a caller without the passwo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
@@ -28,6 +27,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from dwqa_graph import maven
 from dwqa_graph.config import LAUNCHER_DIR, Settings, load_settings
 from dwqa_graph.errors import ServerError, StoreError
 from dwqa_graph.graph.store import Store
@@ -138,26 +138,8 @@ def _wait_for_bolt(settings: Settings, proc_alive: Any, log: Path | None) -> Non
 
 # -- local Java server -------------------------------------------------------------------
 def _classpath(settings: Settings) -> str:
-    """Resolve the launcher's jars with Maven once; cached by the pom's hash."""
-    pom = LAUNCHER_DIR / "pom.xml"
-    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
-    cache = settings.home / "cache" / f"neo4j-classpath-{digest}.txt"
-    if cache.exists():
-        return cache.read_text().strip()
-    if not shutil.which("mvn"):
-        raise ServerError("Maven (mvn) is needed to fetch the Neo4j jars: install maven.")
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
-    proc = subprocess.run(
-        ["mvn", "-q", "-B", "-f", str(pom), "dependency:build-classpath",
-         f"-Dmdep.outputFile={tmp}"],
-        capture_output=True, text=True, timeout=1800,
-    )
-    if proc.returncode != 0 or not tmp.exists():
-        raise ServerError(f"Maven could not resolve the Neo4j jars:\n{proc.stdout[-3000:]}"
-                          f"{proc.stderr[-2000:]}")
-    tmp.replace(cache)
-    return cache.read_text().strip()
+    """The launcher's jars (Neo4j 5.26), resolved by Maven once per user."""
+    return maven.classpath(LAUNCHER_DIR / "pom.xml", "neo4j", ServerError)
 
 
 def _start_local(settings: Settings) -> ServerState:
@@ -178,8 +160,8 @@ def _start_local(settings: Settings) -> ServerState:
     settings.password  # noqa: B018 - creates the password file (0600) before the launcher reads it
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [java, "-Xms512m", f"-Xmx{settings.neo4j_heap}", *jvm_args, "-cp", classpath,
-             str(LAUNCHER_DIR / "DwqaNeo4j.java"),
+            [java, "-Xms512m", f"-Xmx{settings.neo4j_heap}", *jvm_args,
+             *maven.main_class(LAUNCHER_DIR / "DwqaNeo4j.java", classpath, ServerError),
              "--home", str(home / "data"), "--bolt-port", str(settings.bolt_port),
              "--http-port", str(settings.http_port),
              "--pagecache", settings.neo4j_pagecache,

@@ -1,6 +1,6 @@
 """Stanford CoreNLP as one long-lived local worker process per command.
 
-The worker (``corenlp/DwqaCoreNLP.java``, Java single-file source mode on the jars Maven
+The worker (``corenlp/DwqaCoreNLP.java``, compiled once per user on the jars Maven
 resolves from ``corenlp/pom.xml``) loads the English models once (~10 s) and then annotates
 texts sent over its stdin on ``threads`` workers. It opens no network port: CoreNLP's own
 HTTP server listens on every interface, and any web page the user visits could post to it.
@@ -31,7 +31,6 @@ broke, not the text.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import json
 import os
@@ -46,6 +45,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from dwqa_graph import maven
 from dwqa_graph.config import package_data
 from dwqa_graph.errors import LanguageError, WorkerError
 from dwqa_graph.language.corenlp_socket import SocketWorker, shared_socket
@@ -100,32 +100,10 @@ VERSION = "corenlp-4.5.7"
 _Worker = subprocess.Popen[bytes] | SocketWorker
 
 
-def _cache_dir() -> Path:
-    root = os.environ.get("DWQA_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "dwqa")
-    return Path(root)
-
-
 def corenlp_classpath() -> str:
     """The jars of CoreNLP and its English models, resolved by Maven once (into ~/.m2, about
-    500 MB on first use) and cached by the pom's hash."""
-    pom = CORENLP_DIR / "pom.xml"
-    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
-    cache = _cache_dir() / f"corenlp-classpath-{digest}.txt"
-    if cache.exists() and all(Path(p).exists() for p in cache.read_text().strip().split(":")):
-        return cache.read_text().strip()
-    if not shutil.which("mvn"):
-        raise LanguageError("Maven (mvn) is needed to fetch Stanford CoreNLP: install maven.")
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-    proc = subprocess.run(
-        ["mvn", "-q", "-B", "-f", str(pom), "dependency:build-classpath",
-         f"-Dmdep.outputFile={tmp}"], capture_output=True, text=True, timeout=1800)
-    if proc.returncode != 0 or not tmp.exists():
-        raise LanguageError("Maven could not resolve Stanford CoreNLP:\n"
-                            f"{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
-    tmp.replace(cache)
-    return cache.read_text().strip()
+    500 MB on first use) and cached per user by the pom's hash."""
+    return maven.classpath(CORENLP_DIR / "pom.xml", "corenlp", LanguageError)
 
 
 def lines(stream: IO[bytes]) -> Iterator[bytes]:
@@ -304,10 +282,12 @@ class CoreNLP:
                 and "ner.fine.regexner.mapping" not in properties:
             # The library's gazetteers, compiled so its matcher indexes every entry (same
             # tags, half the time: language/gazetteer.py).
-            properties["ner.fine.regexner.mapping"] = fine_mapping(classpath, _cache_dir())
+            properties["ner.fine.regexner.mapping"] = fine_mapping(
+                classpath, maven.user_cache_dir())
         proc = subprocess.Popen(
-            [java, f"-Xmx{self.heap}", "-XX:+UseParallelGC", "-cp", classpath,
-             str(CORENLP_DIR / "DwqaCoreNLP.java"), "--threads", str(self.threads),
+            [java, f"-Xmx{self.heap}", "-XX:+UseParallelGC",
+             *maven.main_class(CORENLP_DIR / "DwqaCoreNLP.java", classpath, LanguageError),
+             "--threads", str(self.threads),
              "--annotators", self.annotators, "--max-sentence-tokens", str(MAX_SENTENCE_TOKENS),
              *[a for k, v in properties.items() for a in ("--prop", f"{k}={v}")]],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

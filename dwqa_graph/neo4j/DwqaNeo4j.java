@@ -1,7 +1,9 @@
 /*
  * DwqaNeo4j: runs a real Neo4j 5.26 LTS Community server in this JVM, built only from
  * Maven Central jars (see pom.xml next to this file), because Docker and the Neo4j tarball
- * are not available here. Java 17 single-file source mode, so there is no compile step:
+ * are not available here. One file, runnable in Java 17's single-file source mode as below;
+ * dwqa compiles it once per user instead (dwqa_graph/maven.py: a source-mode start costs two
+ * seconds of compiling every time):
  *
  *   mvn -q -B -f neo4j/pom.xml dependency:build-classpath -Dmdep.outputFile=/tmp/neo4j-cp.txt
  *   java @neo4j/jvm.args -Xms512m -Xmx1g -cp "$(cat /tmp/neo4j-cp.txt)" neo4j/DwqaNeo4j.java \

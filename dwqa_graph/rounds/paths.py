@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from dwqa_graph.graph.store import Store
@@ -45,20 +44,10 @@ def path_rows(store: Store, graphs: list[dict[str, Any]],
     events a question may word by their short phrase. A candidate with an event whose
     phrase is another event's short phrase with another year is none
     (``cypher/paths/short_phrases.cypher``)."""
-    return _path_rows(_concurrently(store, _path_calls(graphs)))
-
-
-def _path_calls(graphs: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
-    calls = {f"form:{name}": (form.query, {"graphs": graphs, **form.params()})
-             for name, form in FORMS.items()}
-    calls["short_phrases"] = ("paths/short_phrases", {"graphs": graphs})
-    return calls
-
-
-def _path_rows(results: dict[str, list[dict[str, Any]]],
-               ) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
-    rows = [r for name in FORMS for r in results[f"form:{name}"]]
-    worded = {r["query_id"]: r for r in results["short_phrases"]}
+    rows: list[dict[str, Any]] = []
+    for form in FORMS.values():
+        rows += store.query(form.query, graphs=graphs, **form.params())
+    worded = {r["query_id"]: r for r in store.query("paths/short_phrases", graphs=graphs)}
     rows = [r for r in rows if not set(r["facts"]) & set(worded[r["query_id"]]["ambiguous"])]
     return rows, {q: set(r["usable"]) for q, r in worded.items()}
 
@@ -66,27 +55,10 @@ def _path_rows(results: dict[str, list[dict[str, Any]]],
 def description_rows(store: Store, graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every graph's descriptions: query_id, entity, facts (``forms/describe.py``): by two
     of the entity's facts, and by its maker and a fact of the maker's."""
-    results = _concurrently(store, _description_calls(graphs))
-    return results["descriptions"] + results["descriptions_nested"]
-
-
-def _description_calls(graphs: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
-    return {"descriptions": ("paths/descriptions", {"graphs": graphs,
-                                                    "describe": list(describe.DESCRIBE)}),
-            "descriptions_nested": ("paths/descriptions_nested", {
-                "graphs": graphs, "makers": list(describe.MAKERS),
-                "describe": list(describe.MAKER_FACTS)})}
-
-
-def _concurrently(store: Store, calls: dict[str, tuple[str, dict[str, Any]]],
-                  ) -> dict[str, list[dict[str, Any]]]:
-    """Named read queries run at once, each in its own session: the server plans and runs
-    them in parallel (planning the path queries costs seconds each on a server that has
-    just started, and they are independent)."""
-    with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="dwqa-paths") as pool:
-        futures = {key: pool.submit(store.query, name, **params)
-                   for key, (name, params) in calls.items()}
-        return {key: future.result() for key, future in futures.items()}
+    return store.query("paths/descriptions", graphs=graphs,
+                       describe=list(describe.DESCRIBE)) + store.query(
+        "paths/descriptions_nested", graphs=graphs, makers=list(describe.MAKERS),
+        describe=list(describe.MAKER_FACTS))
 
 
 def pool_sizes(store: Store, graphs: list[dict[str, Any]],
@@ -129,14 +101,13 @@ def load_path_graphs(store: Store, t: int, dataset: str | None = None,
 
 def paths_of(store: Store, graphs: list[dict[str, Any]]) -> dict[str, list[Path]]:
     """The path candidates of ``graphs`` ([{query_id, versions}]) with their facts."""
-    versions = sorted({v for g in graphs for v in g["versions"]})
-    results = _concurrently(store, {**_path_calls(graphs), **_description_calls(graphs),
-                                    "facts": ("paths/facts", {"versions": versions})})
-    rows, short = _path_rows(results)
-    descriptions = results["descriptions"] + results["descriptions_nested"]
+    rows, short = path_rows(store, graphs)
+    descriptions = description_rows(store, graphs)
     wanted = {f for r in rows + descriptions for f in r["facts"]}
+    versions = sorted({v for g in graphs for v in g["versions"]})
     facts = {r["id"]: PathFact(**{k: v for k, v in r.items() if v is not None})
-             for r in results["facts"] if r["id"] in wanted}
+             for r in store.query("paths/facts", versions=versions)
+             if r["id"] in wanted}
     described: dict[tuple[str, str], list[list[PathFact]]] = {}
     for r in descriptions:
         if all(f in facts for f in r["facts"]):

@@ -10,13 +10,21 @@ from typing import Any
 
 import pytest
 
+from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
+from dwqa_graph.ingest.logs import ingest
+from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.report.data import gather
 from dwqa_graph.report.render import render_report
 from dwqa_graph.rounds import path_generate
 from dwqa_graph.rounds.path_generate import PathGenerator
 from dwqa_graph.rounds.render import Rendered
-from dwqa_graph.rounds.round import new_round, show_round
+from dwqa_graph.rounds.round import export_rows, new_round, show_round
+from dwqa_graph.rounds.sampling import SampleConfig
+from dwqa_graph.web.fetch import FetchOptions, fetch
+from dwqa_graph.web.localweb import serve
+from tests.paths import EXAMPLES
 
 
 def _section(html: str) -> str:
@@ -77,3 +85,50 @@ def test_report_shows_the_rounds_quality(films: Store, tmp_path: Path,
     assert f"<tr><td>quoted_passage</td><td>{rep.rejected_by_reason.get('quoted_passage', 0)}" \
            f"</td><td>{quoted}</td></tr>" in html2
     assert f"<th>round {bad.round}</th>" in html2
+
+
+#: The web's port is pinned: document ids, and so which of two facts stating one thing a
+#: path takes, depend on the URLs.
+SHARED_PAGES_PORT = 8772
+
+
+def _shared_pages(store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    """Seed graphs over the example's pages of Anton Reske and his studio, each of which
+    says he founded it in 1949: one graph cites both, two cite his page only."""
+    with serve(EXAMPLES / "web", port=SHARED_PAGES_PORT) as web:
+        reske, studio = (f"{web.url}/film-{p}.html" for p in ("anton-reske", "nordlicht-studios"))
+        runs = (("What did Anton Reske found, and when?", [reske, studio]),
+                ("When was Anton Reske born?", [reske]), ("Who was Anton Reske?", [reske]))
+        log = tmp_path / "reske.jsonl"
+        log.write_text("".join(json.dumps({
+            "question": q, "answer": "things", "thinking": "- They say things [1].",
+            "sources": [{"id": i, "url": u, "title": u} for i, u in enumerate(pages, 1)]})
+            + "\n" for q, pages in runs))
+        ingest(store, [log], dataset="reske")
+        fetch(store, FetchOptions(allow_private=True))
+    extract_claims(store, extractor="rule")
+    extract_facts(store, nlp=nlp)
+
+
+def _repeats(store: Store, seeds: range) -> list[list[str]]:
+    """Per round drawn with each seed, the questions it asks more than once."""
+    out = []
+    for seed in seeds:
+        rep = new_round(store, seed=seed, generator=PathGenerator(),
+                        cfg=SampleConfig(reuse="allow"))
+        asked = [r["question"] for r in export_rows(store, rep.round)]
+        out.append(sorted({q for q in asked if asked.count(q) > 1}))
+    return out
+
+
+def test_a_round_asks_each_question_once(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two paths of other facts can word one question ("... the year Anton Reske founded
+    Nordlicht Studios?" from his page's event and from the studio's founding by its maker),
+    and graphs that share the pages may each draw one: the round asks it once."""
+    _shared_pages(store, nlp, tmp_path)
+    seeds = range(1, 13)
+    assert _repeats(store, seeds) == [[] for _ in seeds]
+    # the positive control: without the check, the same rounds ask some question twice
+    monkeypatch.setattr(path_generate.PathRound, "asks_again", lambda self, rendered: False)
+    assert any(_repeats(store, seeds))

@@ -65,7 +65,7 @@ from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path.
-PATH_GENERATOR_VERSION = "12"
+PATH_GENERATOR_VERSION = "13"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
 #: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
@@ -394,6 +394,10 @@ def _draw(g: PathGraph, cfg: SampleConfig, r: int, attempt: int,
     return got
 
 
+def _question_key(rendered: Rendered) -> str:
+    return " ".join(rendered.question.casefold().split())
+
+
 def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
             last_resort: bool = False) -> tuple[Rendered, list[str]]:
     """The path worded with the draw's own choices, and its problems; where the only problem
@@ -527,8 +531,9 @@ class PathRound:
        paths) and ``word_by_model``.
 
     What the round holds across graphs: the paths asked (``taken``; graphs that share pages
-    share paths, a round asks each once), the facts they compute from (``used``), how many
-    items name each fact (``named``), and the pages' texts, read once per round."""
+    share paths, a round asks each once) and their questions (``asked``: each once too),
+    the facts they compute from (``used``), how many items name each fact (``named``), and
+    the pages' texts, read once per round."""
 
     def __init__(self, gen: PathGenerator, store: Store, t: int, dataset: str | None,
                  cfg: SampleConfig, round_seed: int,
@@ -543,6 +548,7 @@ class PathRound:
         self.rejected: Counter[str] = Counter()
         self.attempts = 0
         self.taken: set[str] = set()
+        self.asked: set[str] = set()
         self.used: set[str] = set()
         self.named: Counter[str] = Counter()
         self.texts: dict[str, str] = {}
@@ -607,6 +613,11 @@ class PathRound:
                 reasons += problems
                 self.rejected.update(problems)
                 continue
+            if self.asks_again(rendered):
+                reasons.append("same_question")
+                self.rejected["same_question"] += 1
+                continue
+            self.asked.add(_question_key(rendered))
             self.taken.add(path.key)
             self.used.update(f.id for f in computed_from(path))
             self.named.update({f.id for f in path.facts})
@@ -615,6 +626,13 @@ class PathRound:
                 return got
         reasons.append("attempts_exhausted")
         return got
+
+    def asks_again(self, rendered: Rendered) -> bool:
+        """Whether the round already asks this question: two paths of other facts can word
+        the same ("the year Anton Reske founded Nordlicht Studios" read from his page and,
+        as the studio's founding by its maker, from the studio's), and graphs that share
+        pages may each draw one."""
+        return _question_key(rendered) in self.asked
 
     def firsts(self, g: PathGraph, r: int, want: int,
                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:

@@ -29,8 +29,10 @@ def classpath(pom: Path, name: str, error: type[DwqaError]) -> str:
     ``error``). The cache is used only while every jar it lists is still there."""
     digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
     cache = user_cache_dir() / f"{name}-classpath-{digest}.txt"
-    if cache.exists() and all(Path(p).exists() for p in cache.read_text().strip().split(":")):
-        return cache.read_text().strip()
+    if cache.exists():
+        cached = cache.read_text().strip()
+        if cached and all(Path(p).exists() for p in cached.split(os.pathsep)):
+            return cached
     if not shutil.which("mvn"):
         raise error(f"Maven (mvn) is needed to fetch the {name} jars: install maven.")
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -1030,3 +1030,23 @@ def test_a_long_phrase_copied_from_its_page_is_worded_by_its_core() -> None:
         update={"short_phrase": None, "evidence": other})]})
     rendered, problems = path_gen_mod._worded(g, whole, "7:0", {"v1": other})
     assert problems == [] and "Anglo-Sikh War" in rendered.question
+
+
+
+@pytest.mark.parametrize("verb", ["hosted", "directed"])
+def test_a_shows_host_is_never_a_hop(store: Store, nlp: CoreNLP, tmp_path: Path,
+                                     verb: str) -> None:
+    """Review: "Where was the host of Brain Games born?" -- a host holds the role for a time
+    and the page called it his second season, so "the host of" named no one person. A host
+    reaches no bridge or chain (the show may still be compared or described by its host).
+    Control: the same pages with the show directed by him give the bridge."""
+    build_facts(store, nlp, tmp_path, {
+        "Brain Games": f"Brain Games is an American television series {verb} by Keegan "
+                       "Key.\nBrain Games was released in 2011.",
+        "Keegan Key": "Keegan Key (born March 22, 1971) is an American actor.\n"
+                      "Keegan Key was born in Southfield."})
+    [g] = load_path_graphs(store, t=1)
+    read = {f["relation"] for f in store.read("MATCH (f:Fact) RETURN f.relation AS relation")}
+    assert f"{verb}_by" in read  # the fact is there either way: the form decides
+    hops = {tuple(f.relation for f in p.facts) for p in g.paths if p.form in ("bridge", "chain")}
+    assert any(rels[0] == f"{verb}_by" for rels in hops) == (verb == "directed"), hops

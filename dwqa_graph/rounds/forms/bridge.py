@@ -22,8 +22,11 @@ from dwqa_graph.rounds.forms.credits import role_problem
 
 #: The first hop names B through A ("the director of A"); a relation is a first hop only
 #: when it has one object in the world ("founded by", "member of", "married" have several:
-#: "the founder of Tesla" is not one person).
-FIRST = ("directed_by", "written_by", "created_by", "hosted_by", "born_in", "died_in")
+#: "the founder of Tesla" is not one person). Not "hosted by" either: a host holds the role
+#: for a time and a long-running show has had several ("the host of Brain Games" in a season
+#: whose page calls it its host's second), while a page rarely names the earlier ones, so the
+#: graph's one host does not make the phrase name one person.
+FIRST = ("directed_by", "written_by", "created_by", "born_in", "died_in")
 SECOND = ("born", "died", "founded", "opened", "released", "born_in", "died_in",
           "directed_by", "written_by")
 
@@ -37,7 +40,6 @@ NOUN_PHRASES: dict[str, tuple[str | None, str, dict[str, str]]] = {
                                     "w3": "the person who wrote {A}"}),
     "created_by": (None, "PERSON", {"k1": "the creator of {A}",
                                     "k2": "the person who created {A}"}),
-    "hosted_by": (None, "PERSON", {"h1": "the host of {A}"}),
     "born_in": ("PERSON", "PLACE", {"b1": "the birthplace of {A}",
                                     "b2": "the place where {A} was born"}),
     "died_in": ("PERSON", "PLACE", {"x1": "the place where {A} died"}),

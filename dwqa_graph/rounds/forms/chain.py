@@ -44,7 +44,7 @@ _NP: dict[str, tuple[str | None, str, dict[str, str]]] = {
 #: Phrasings a chain's hops take: the "of" ones nest ("the birthplace of the director of
 #: X"); a relative clause around another phrase reads as a puzzle ("In what year was the
 #: place where the spouse of the director of X was born founded?").
-_NESTING = ("d1", "w1", "k1", "h1", "b1", "x1", "s1")
+_NESTING = ("d1", "w1", "k1", "b1", "x1", "s1")
 
 
 def noun_phrase(hops: list[PathFact], rng: random.Random) -> tuple[str, list[str]]:

@@ -24,11 +24,16 @@ def user_cache_dir() -> Path:
     return Path(root)
 
 
+def classpath_cache(pom: Path, name: str) -> Path:
+    """Where ``classpath`` keeps ``pom``'s classpath: per user, keyed by the pom's hash."""
+    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
+    return user_cache_dir() / f"{name}-classpath-{digest}.txt"
+
+
 def classpath(pom: Path, name: str, error: type[DwqaError]) -> str:
     """The classpath of ``pom``'s dependencies (``name`` says whose, in errors, which are
     ``error``). The cache is used only while every jar it lists is still there."""
-    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
-    cache = user_cache_dir() / f"{name}-classpath-{digest}.txt"
+    cache = classpath_cache(pom, name)
     if cache.exists():
         cached = cache.read_text().strip()
         if cached and all(Path(p).exists() for p in cached.split(os.pathsep)):

@@ -1032,7 +1032,6 @@ def test_a_long_phrase_copied_from_its_page_is_worded_by_its_core() -> None:
     assert problems == [] and "Anglo-Sikh War" in rendered.question
 
 
-
 @pytest.mark.parametrize("verb", ["hosted", "directed"])
 def test_a_shows_host_is_never_a_hop(store: Store, nlp: CoreNLP, tmp_path: Path,
                                      verb: str) -> None:

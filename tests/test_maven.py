@@ -3,7 +3,6 @@ it lists a missing jar or nothing at all (a truncated file), which must go back 
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -26,8 +25,7 @@ def pom(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def write_cache(pom: Path, text: str) -> None:
-    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
-    path = maven.user_cache_dir() / f"demo-classpath-{digest}.txt"
+    path = maven.classpath_cache(pom, "demo")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
 

@@ -12,7 +12,7 @@ import pytest
 
 from dwqa_graph.claims.extract import extract_claims
 from dwqa_graph.errors import UsageError
-from dwqa_graph.facts.extractor import FactExtractor, Reading, make_extractor
+from dwqa_graph.facts.extractor import MAX_VERSION_CHARS, FactExtractor, Reading, make_extractor
 from dwqa_graph.facts.models import SCHEMA, Relation, allows
 from dwqa_graph.facts.stage import run_extractor
 from dwqa_graph.graph.store import Store
@@ -70,7 +70,7 @@ def extractor_for(name: str, nlp: CoreNLP, store: Store, tmp_path: Path,
 
         with make_extractor("llm", llm=llm("record.sqlite")) as recorder:
             pending = store.query("facts/pending", extractor=recorder.key, after="",
-                                  limit=50, claims_only=True, max_chars=40_000)
+                                  limit=50, claims_only=True, max_chars=MAX_VERSION_CHARS)
             list(recorder.read(pending))
         for key, messages in srv.missing.items():
             title = messages[-1]["content"].split("Page title: ", 1)[1].split("\n", 1)[0]
@@ -89,7 +89,7 @@ def test_an_extractor_keeps_the_contract(name: str, store: Store, nlp: CoreNLP,
 
 def _check_contract(store: Store, extractor: FactExtractor) -> None:
     versions = store.query("facts/pending", extractor=extractor.key, after="", limit=50,
-                           claims_only=extractor.claims_only, max_chars=40_000)
+                           claims_only=extractor.claims_only, max_chars=MAX_VERSION_CHARS)
     assert len(versions) == 2
     texts = {v["id"]: v["text"] for v in versions}
     got = list(extractor.read(versions))

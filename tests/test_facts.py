@@ -1445,3 +1445,27 @@ def test_a_season_or_a_span_of_two_years_dates_nothing(nlp: CoreNLP) -> None:
     assert dates("Karel Sachl founded the Sachl Hockey Club in 1905-06.") == []
     assert dates("Karel Sachl moved to North America in 1999.") == ["1999"]
     assert dates("Karel Sachl moved to North America on 2001-03-04.") == ["2001-03-04"]
+
+
+def test_a_page_is_read_up_to_the_cap_and_the_cap_keys_the_extractor(
+        store: Store, nlp: CoreNLP, tmp_path: Path) -> None:
+    """A full page's later sections hold as many of its subject's dated events as its lead:
+    a birth 50,000 characters into a page is read (an earlier cap of 40,000 left it unread).
+    Control: the same sentence past ``MAX_VERSION_CHARS`` is not, so the cap is real."""
+    from dwqa_graph.facts.extractor import MAX_VERSION_CHARS
+
+    filler = "The valley is quiet and green, and the river runs past the old mill.\n"
+    late = "Halvard Ostrem was born in Lindqvarn on 4 May 1931."
+    pages = {"Halvard Ostrem": filler * (50_000 // len(filler)) + late,
+             "Ruth Aldane": filler * (MAX_VERSION_CHARS // len(filler) + 1)
+             + late.replace("Halvard Ostrem", "Ruth Aldane")}
+    ingest_pages(store, tmp_path, pages)
+    report = extract_facts(store, nlp=nlp)
+    assert (report.versions, report.failed_versions) == (2, 0)
+    got = {(r["s"], r["rel"]) for r in store.read(
+        "MATCH (s)<-[:SUBJECT]-(f:Fact) RETURN s.name AS s, f.relation AS rel")}
+    assert ("Halvard Ostrem", "born") in got
+    assert not any(s == "Ruth Aldane" for s, _ in got)
+    # the cap is part of the key: a reader with another cap would read both pages again
+    assert offline_extractor_id().endswith(f"/chars-{MAX_VERSION_CHARS}")
+    assert report.extractor == offline_extractor_id()

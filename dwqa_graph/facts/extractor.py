@@ -24,9 +24,11 @@ from typing import Any, NamedTuple
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.registry import FACT_EXTRACTORS
 
-#: Characters of a version an extractor is given: a full page's lead and first sections,
-#: where its facts about its subject are (and the throughput budget: ~10k tokens).
-MAX_VERSION_CHARS = 40_000
+#: Characters of a version an extractor is given: a whole encyclopedia page but for the
+#: longest few (a page's later sections hold as many of its subject's dated events as its
+#: lead, and as precise ones), and a bound on what one page costs to read (~22k tokens).
+#: The CoreNLP extractor's key carries it: a run with another cap reads every version again.
+MAX_VERSION_CHARS = 120_000
 
 
 class Reading(NamedTuple):

@@ -27,8 +27,9 @@ from dwqa_graph.registry import FACT_EXTRACTORS
 
 
 def offline_extractor_id() -> str:
-    """The CoreNLP extractor's key: the library's version and the rules' version."""
-    return f"{VERSION}/facts-{RULES_VERSION}"
+    """The CoreNLP extractor's key: the library's version, the rules' version and how many
+    characters of a version it reads (a larger cap finds facts a smaller one did not reach)."""
+    return f"{VERSION}/facts-{RULES_VERSION}/chars-{MAX_VERSION_CHARS}"
 
 
 def passages(version_id: str, text: str, limit: int = MAX_VERSION_CHARS) -> list[Passage]:

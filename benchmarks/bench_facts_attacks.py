@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from dwqa_graph.facts.extractor import MAX_VERSION_CHARS
 from dwqa_graph.facts.stage import extract_facts
 from dwqa_graph.graph.store import Store
 from dwqa_graph.ingest.logs import ingest
@@ -101,7 +102,8 @@ def run_case(store: Store, nlp: CoreNLP, pages: dict[str, str], tmp: Path,
 def screen_margin() -> str:
     low_letters, low_words = 1.0, 1.0
     for path in sorted((SHARED / "freshqa-wiki" / "web").glob("*.html")):
-        text = (extract(path.read_text(encoding="utf-8"), url="http://x/").text or "")[:40_000]
+        page = extract(path.read_text(encoding="utf-8"), url="http://x/")
+        text = (page.text or "")[:MAX_VERSION_CHARS]
         words = text.split()
         chars = sum(map(len, words)) or 1
         low_letters = min(low_letters, sum(c.isascii() and c.isalpha() for c in text) / chars)

@@ -184,7 +184,7 @@ class Cues:
 
 def text_timeout(text: str) -> float:
     """Seconds the worker may take on ``text`` (``TIMEOUT_BASE_S`` plus one per
-    ``TIMEOUT_CHARS_PER_S`` characters: 160 s for the 40,000 characters of a full page)."""
+    ``TIMEOUT_CHARS_PER_S`` characters: 310 s for the longest text, ``MAX_CHARS``)."""
     return TIMEOUT_BASE_S + len(text) / TIMEOUT_CHARS_PER_S
 
 

@@ -317,8 +317,13 @@ def test_no_birth_is_paired_with_an_event_after_the_death() -> None:
                   paths=[lifespan, late, early])
     assert "posthumous" in path_problems(g, late, render(late, random.Random(0)), {})
     assert "posthumous" not in path_problems(g, early, render(early, random.Random(0)), {})
-    alive = g.model_copy(update={"paths": [late, early]})  # no death in the graph
+    # nor with another event of his life (review R58: a Senate election and a coin)
+    career = FactPath(form="temporal", facts=[debut, award])
+    assert "posthumous" in path_problems(g, career, render(career, random.Random(0)), {})
+    alive = g.model_copy(update={"paths": [late, early, career]})  # no death in the graph
     assert "posthumous" not in path_problems(alive, late, render(late, random.Random(0)), {})
+    assert "posthumous" not in path_problems(alive, career,
+                                             render(career, random.Random(0)), {})
 
 
 def test_path_checks_catch_shortcuts() -> None:
@@ -505,17 +510,20 @@ def test_events_are_asked_by_their_phrases(store: Store, nlp: CoreNLP, tmp_path:
 def test_no_age_is_asked_after_a_death(store: Store, nlp: CoreNLP, tmp_path: Path,
                                        dates: str) -> None:
     """Review Z3: "What age did Elvis Presley turn in the year he was awarded the
-    Presidential Medal of Freedom?" (2018; he died in 1977). A birth is paired with no
-    event after the person's death; the events themselves still are. Control: with no death
-    on the page, the birth is paired with the award too."""
+    Presidential Medal of Freedom?" (2018; he died in 1977); review R58: "How many years
+    after being elected to the United States Senate did Martin Van Buren appear in the
+    Presidential dollar coins series?" (1821, 2008; he died in 1862). Nothing of a life is
+    paired with an event after the person's death. Control: with no death on the page, the
+    birth and the signing are paired with the award too."""
     build_facts(store, nlp, tmp_path, {"Elvis Presley": (
         f"Elvis Presley ({dates}) was an American singer.\n"
         "In 1956, Presley signed with RCA Victor.\n"
         "In 2018, Presley received the Presidential Medal of Freedom.")})
     [g] = load_path_graphs(store, t=1)
     kinds = {(p.facts[0].relation, p.facts[-1].relation, p.facts[-1].year) for p in g.paths}
-    assert ("born", "event", 1956) in kinds and ("event", "event", 2018) in kinds
+    assert ("born", "event", 1956) in kinds
     assert (("born", "event", 2018) in kinds) == ("1977" not in dates), kinds
+    assert (("event", "event", 2018) in kinds) == ("1977" not in dates), kinds
 
 
 def test_no_subject_is_asked_to_appear_as_itself() -> None:

@@ -89,9 +89,12 @@ CALL (g) {
                             OR EXISTS { (f2)-[:OBJECT]->(:NamedEntity)<-[:OBJECT]-(h) })
                      RETURN DISTINCT coalesce(h.year, toInteger(left(h.when, 4))) } = 1
         END
-    // no age after a death: "What age did Elvis Presley turn in the year he was awarded the
-    // Presidential Medal of Freedom?" (2018; he died in 1977)
-    AND (f1.relation <> 'born' OR NOT EXISTS {
+    // nothing after a death but the death itself: "What age did Elvis Presley turn in the
+    // year he was awarded the Presidential Medal of Freedom?" (2018; he died in 1977) asks a
+    // dead man's age, and "How many years after being elected to the Senate did Martin Van
+    // Buren appear in the Presidential dollar coin series?" (1821, 2008; he died in 1862)
+    // counts nothing of his life: a posthumous honour is no event of it
+    AND (f1.relation = 'died' OR NOT EXISTS {
           MATCH (s)<-[:SUBJECT]-(d:Fact {relation: 'died'})-[:READ_FROM]->(w:DocumentVersion)
           WHERE w.id IN g.versions AND d.year IS NOT NULL
             AND d.year < coalesce(f2.year, toInteger(left(f2.when, 4))) })

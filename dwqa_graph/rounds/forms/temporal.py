@@ -425,11 +425,12 @@ def _unit(f1: PathFact, f2: PathFact, whole: int | None) -> tuple[str, int]:
 
 
 def _posthumous(g: PathGraph, path: Path) -> bool:
-    """A birth and an event after the person's death (a posthumous award): "what age did
-    Elvis Presley turn in the year he was awarded ..." asks the age of a dead man, and years
-    from a birth to it count nothing about the life. The death is any fact of the graph
-    that dates it."""
-    if len(path.facts) != 2 or path.facts[0].relation != "born":
+    """A fact of a person's life and one after their death (a posthumous award, a coin in
+    their image): "what age did Elvis Presley turn in the year he was awarded ..." asks the
+    age of a dead man, and years from an election to a commemorative coin count nothing of
+    the life. The death is any fact of the graph that dates it; the death itself may be
+    paired with what came after it."""
+    if len(path.facts) != 2 or path.facts[0].relation == "died":
         return False
     person, year = path.facts[0].subject_id, path.facts[1].the_year
     return year is not None and any(

@@ -1469,3 +1469,35 @@ def test_a_page_is_read_up_to_the_cap_and_the_cap_keys_the_extractor(
     # the cap is part of the key: a reader with another cap would read both pages again
     assert offline_extractor_id().endswith(f"/chars-{MAX_VERSION_CHARS}")
     assert report.extractor == offline_extractor_id()
+
+
+def test_an_event_phrase_names_no_person_by_one_word(nlp: CoreNLP) -> None:
+    """Review R58: "How many years after the year LeBron James left CAA for Paul did he ...?"
+    -- Paul is Rich Paul, named sentences before; out of its page the phrase names nobody.
+    Control: the same event with the person named in full keeps its phrase."""
+    lead = "LeBron James (born December 30, 1984) is an American basketball player."
+
+    def phrases(*sentences: str) -> set[str | None]:
+        return {f.phrase for f in facts_of(nlp, "LeBron James", lead, *sentences)
+                if f.relation == "event"}
+
+    assert phrases("James hired Rich Paul in 2010.", "James left CAA for Paul in 2012.") \
+        == {"hired Rich Paul"}
+    assert "left CAA for Rich Paul" in phrases("James left CAA for Rich Paul in 2012.")
+
+
+def test_an_event_phrase_keeps_an_object_the_parser_hung_on_the_verb(nlp: CoreNLP) -> None:
+    """Review R58: 'How many years after Elon Musk reacquired the domain X.com did he post a
+    Twitter poll?' -- the sentence's poll was one with a "peace plan" for Ukraine, which the
+    parser hung on the verb as its conjunct, and the phrase lost it (he posted many polls).
+    Control: the poll alone, in a sentence that says no more, keeps its phrase."""
+    lead = "Elon Musk (born June 28, 1971) is a businessman."
+
+    def phrases(sentence: str) -> set[str | None]:
+        return {f.phrase for f in facts_of(nlp, "Elon Musk", lead, sentence)
+                if f.relation == "event"}
+
+    assert phrases('In October 2022, Musk posted a Twitter poll and "peace plan" to resolve '
+                   'the Russian invasion of Ukraine.') <= {None}
+    assert "posted a Twitter poll on Ukraine" in phrases(
+        "In October 2022, Musk posted a Twitter poll on Ukraine.")

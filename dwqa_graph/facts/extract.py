@@ -22,7 +22,7 @@ another country's release) is written ``uncertain``: stored, never chained.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, Fact, Relation, allows
@@ -45,7 +45,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "43"
+RULES_VERSION = "44"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -487,7 +487,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         yield from _quantities(sent, v, lemma, subj, None)
         return
     if date and _plain_event(sent, v, lemma):
-        phrase, short = event_phrases(sent, v, text)
+        phrase, short = event_phrases(sent, v, text, spans)
         # An event no phrase names is not written: its verb alone ("Microsoft announced",
         # "Scholes was fined") says nothing a reader can check, and no question words it.
         if phrase is not None:
@@ -598,13 +598,17 @@ _CIRCUMSTANCE = {f"obl:{p}" for p in ("during", "in", "at", "on", "aboard", "aft
                                       "throughout", "near")}
 
 
-def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | None]:
+def event_phrases(sent: Sentence, v: int, text: str, spans: Sequence[Span] = (),
+                  ) -> tuple[str | None, str | None]:
     """The event's predicate as the sentence words it, without subject, date and clauses:
     "signed for Real Madrid", "was elected as the 11th President of India". None unless it
     names the event by itself: a simple past or passive, a proper name in it (the
     "criticized the acquisition" of one page is no event a reader can find), no pronoun
     but a possessive ("made his debut for Portugal"), no deictic word, at most
-    ``PHRASE_MAX_TOKENS``. A dependent holding a time or a number is left out with its
+    ``PHRASE_MAX_TOKENS``, and no person named by one word of a fuller name the page gives
+    ("left CAA for Paul": Rich Paul, named sentences before; out of its page the phrase names
+    nobody).
+    A dependent holding a time or a number is left out with its
     words ("in 2009"; "at the age of 18" would state the answer).
 
     Also its core, or None where it is the phrase: the verb with its objects and
@@ -627,6 +631,12 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
         return None, None
     if sent.deps(v, "ccomp"):
         return None, None  # "suggested to Fliess [that ...]": what was said is the event
+    # a noun the parser hung on the verb as its conjunct is a second object it misread
+    # ('posted a Twitter poll [and "peace plan" to resolve the Russian invasion of Ukraine]'):
+    # the phrase without it is every poll he posted
+    if any(r.startswith("conj") and sent.token(d).pos.startswith("NN")
+           for r, d in sent.children.get(v, ())):
+        return None, None
     # two objects with a comma between are an apposition the parser misread ('signed "The
     # Giving Pledge", a promise to ...'): one of them is no object
     # (enhanced++ copies the object to each item of a list: "toured Cyprus, India, and Iran")
@@ -665,6 +675,8 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
                 or any(r.startswith("conj") and h in core for r, h in sent.heads(d))):
             core |= sub
     core = _without_trailing_asides(sent, v, core)
+    if _one_word_person(keep, spans):
+        return None, None
     full = _phrase_text(sent, v, text, keep)
     if full is None or core == keep:
         return full, None
@@ -674,6 +686,16 @@ def event_phrases(sent: Sentence, v: int, text: str) -> tuple[str | None, str | 
     # what it leaves out may follow a comma ("... of Salford City[, following ...]")
     return full, short if short and full.startswith(short) and full[len(short):][:1] in (
         " ", ",") else None
+
+
+def _one_word_person(keep: set[int], spans: Sequence[Span]) -> bool:
+    """A person the words ``keep`` name by one word that the page resolved to a fuller name
+    (``resolve.PageResolver._expand``: a surname or a first name of someone it names in full
+    elsewhere), other than the page's subject: a phrase quoting the one word names nobody a
+    reader can find. A one-word name with no fuller form on the page (a mononym, or a place
+    the tagger took for a person) is no such span and stays."""
+    return any(s.type == "PERSON" and not s.is_subject and s.first == s.last
+               and s.first in keep and len(s.name.split()) >= 2 for s in spans)
 
 
 def _names_occasion(sent: Sentence, sub: set[int]) -> bool:

@@ -1483,6 +1483,11 @@ def test_an_event_phrase_names_no_person_by_one_word(nlp: CoreNLP) -> None:
 
     assert phrases("James hired Rich Paul in 2010.", "James left CAA for Paul in 2012.") \
         == {"hired Rich Paul"}
+    # also where the page names two Pauls and the resolver cannot tell which (his page names
+    # Chris Paul too: the review's item came from there)
+    assert "left CAA for Paul" not in phrases(
+        "James hired Rich Paul in 2010.", "Chris Paul joined the team in 2011.",
+        "James left CAA for Paul in 2012.")
     assert "left CAA for Rich Paul" in phrases("James left CAA for Rich Paul in 2012.")
 
 

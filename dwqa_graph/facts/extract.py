@@ -22,7 +22,7 @@ another country's release) is written ``uncertain``: stored, never chained.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dwqa_graph.facts.models import EntityRef, Fact, Relation, allows
@@ -368,6 +368,7 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text:
         return
     yield from _lifespan(sent, spans)
     yield from _work_year(sent, spans)
+    short_names = _one_word_persons(sent, spans, page)
     for tok in sent.tokens:
         # A word the tagger calls a verb inside a name ("The Hip Hop Experience") is none.
         if not tok.pos.startswith("VB") or _span_at(spans, tok.i):
@@ -391,7 +392,7 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text:
         shared = bool(agents) and _unnamed_co_agent(sent, v, spans)
         for subj in subjects:
             for r in _verb_facts(sent, v, lemma, passive, subj, date, agents, objects,
-                                 places, spans, text):
+                                 places, spans, text, short_names):
                 r.unsure_date = r.unsure_date or (unsure and (r.date or r.when) is not None)
                 r.shared = shared and r.obj in agents
                 yield r
@@ -399,7 +400,8 @@ def _sentence_facts(sent: Sentence, spans: list[Span], page: PageResolver, text:
 
 def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
                 date: DateValue | None, agents: list[Span], objects: list[Span],
-                places: list[Span], spans: list[Span], text: str) -> Iterator[_Read]:
+                places: list[Span], spans: list[Span], text: str,
+                short_names: frozenset[int] = frozenset()) -> Iterator[_Read]:
     if lemma in _BIRTH and passive:
         if date:
             yield _Read("born", lemma, subj, date=date)
@@ -487,7 +489,7 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
         yield from _quantities(sent, v, lemma, subj, None)
         return
     if date and _plain_event(sent, v, lemma):
-        phrase, short = event_phrases(sent, v, text, spans)
+        phrase, short = event_phrases(sent, v, text, short_names)
         # An event no phrase names is not written: its verb alone ("Microsoft announced",
         # "Scholes was fined") says nothing a reader can check, and no question words it.
         if phrase is not None:
@@ -598,16 +600,15 @@ _CIRCUMSTANCE = {f"obl:{p}" for p in ("during", "in", "at", "on", "aboard", "aft
                                       "throughout", "near")}
 
 
-def event_phrases(sent: Sentence, v: int, text: str, spans: Sequence[Span] = (),
+def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int] = frozenset(),
                   ) -> tuple[str | None, str | None]:
     """The event's predicate as the sentence words it, without subject, date and clauses:
     "signed for Real Madrid", "was elected as the 11th President of India". None unless it
     names the event by itself: a simple past or passive, a proper name in it (the
     "criticized the acquisition" of one page is no event a reader can find), no pronoun
     but a possessive ("made his debut for Portugal"), no deictic word, at most
-    ``PHRASE_MAX_TOKENS``, and no person named by one word of a fuller name the page gives
-    ("left CAA for Paul": Rich Paul, named sentences before; out of its page the phrase names
-    nobody).
+    ``PHRASE_MAX_TOKENS``, and no token of ``short_names`` (``_one_word_persons``: "left CAA
+    for Paul", Rich Paul, named sentences before; out of its page the phrase names nobody).
     A dependent holding a time or a number is left out with its
     words ("in 2009"; "at the age of 18" would state the answer).
 
@@ -675,7 +676,7 @@ def event_phrases(sent: Sentence, v: int, text: str, spans: Sequence[Span] = (),
                 or any(r.startswith("conj") and h in core for r, h in sent.heads(d))):
             core |= sub
     core = _without_trailing_asides(sent, v, core)
-    if _one_word_person(keep, spans):
+    if keep & short_names:
         return None, None
     full = _phrase_text(sent, v, text, keep)
     if full is None or core == keep:
@@ -688,14 +689,18 @@ def event_phrases(sent: Sentence, v: int, text: str, spans: Sequence[Span] = (),
         " ", ",") else None
 
 
-def _one_word_person(keep: set[int], spans: Sequence[Span]) -> bool:
-    """A person the words ``keep`` name by one word that the page resolved to a fuller name
-    (``resolve.PageResolver._expand``: a surname or a first name of someone it names in full
-    elsewhere), other than the page's subject: a phrase quoting the one word names nobody a
-    reader can find. A one-word name with no fuller form on the page (a mononym, or a place
-    the tagger took for a person) is no such span and stays."""
-    return any(s.type == "PERSON" and not s.is_subject and s.first == s.last
-               and s.first in keep and len(s.name.split()) >= 2 for s in spans)
+def _one_word_persons(sent: Sentence, spans: list[Span], page: PageResolver) -> frozenset[int]:
+    """The tokens that name a person by one word of a fuller name the page gives -- a surname
+    or a first name: "Paul" on a page naming Rich Paul (and maybe Chris Paul too, when the
+    resolver cannot tell which) -- other than the page's subject. A phrase quoting the one
+    word names nobody a reader can find. A one-word name with no fuller form on the page (a
+    mononym, or a place the tagger took for a person) is none of them."""
+    words = {w for name in page.full.get("PERSON", ()) for w in (name.split()[0],
+                                                                  name.split()[-1])}
+    return frozenset(m.first for m in sent.mentions
+                     if m.ner == "PERSON" and m.first == m.last
+                     and sent.token(m.first).word in words
+                     and not any(s.is_subject and s.covers(m.first) for s in spans))
 
 
 def _names_occasion(sent: Sentence, sub: set[int]) -> bool:

@@ -1506,3 +1506,20 @@ def test_an_event_phrase_keeps_an_object_the_parser_hung_on_the_verb(nlp: CoreNL
                    'the Russian invasion of Ukraine.') <= {None}
     assert "posted a Twitter poll on Ukraine" in phrases(
         "In October 2022, Musk posted a Twitter poll on Ukraine.")
+
+
+def test_an_event_phrase_keeps_what_an_accusation_was_of(nlp: CoreNLP) -> None:
+    """Review R44: "How many years after Edward Snowden enlisted in the United States Army
+    did he accuse the U.S. government?" -- of "using citizenship as a weapon", which the
+    phrase left out: he accused it of many things. Control: the same verb with a plain object
+    and nothing it is of keeps its phrase."""
+    lead = "Edward Snowden (born June 21, 1983) is a former intelligence contractor."
+
+    def phrases(sentence: str) -> set[str | None]:
+        return {f.phrase for f in facts_of(nlp, "Edward Snowden", lead, sentence)
+                if f.relation == "event"}
+
+    assert phrases('On July 1, 2013, Snowden accused the U.S. government of "using '
+                   'citizenship as a weapon".') <= {None}
+    assert "accused the National Security Agency" in phrases(
+        "On July 1, 2013, Snowden accused the National Security Agency.")

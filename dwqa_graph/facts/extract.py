@@ -638,6 +638,12 @@ def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int]
     if any(r.startswith("conj") and sent.token(d).pos.startswith("NN")
            for r, d in sent.children.get(v, ())):
         return None, None
+    # a gerund clause of or for the verb is what the event was about ('accused the U.S.
+    # government [of "using citizenship as a weapon"]', "was arrested [for driving ...]"):
+    # the phrase without it is every such event
+    if any(r in ("advcl:of", "advcl:for") and sent.token(d).pos == "VBG"
+           for r, d in sent.children.get(v, ())):
+        return None, None
     # two objects with a comma between are an apposition the parser misread ('signed "The
     # Giving Pledge", a promise to ...'): one of them is no object
     # (enhanced++ copies the object to each item of a list: "toured Cyprus, India, and Iran")

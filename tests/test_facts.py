@@ -1471,15 +1471,18 @@ def test_a_page_is_read_up_to_the_cap_and_the_cap_keys_the_extractor(
     assert report.extractor == offline_extractor_id()
 
 
+def event_phrases_of(nlp: CoreNLP, title: str, lead: str, *sentences: str) -> set[str | None]:
+    """The event phrases read from a page of ``title`` made of ``lead`` and ``sentences``."""
+    return {f.phrase for f in facts_of(nlp, title, lead, *sentences) if f.relation == "event"}
+
+
 def test_an_event_phrase_names_no_person_by_one_word(nlp: CoreNLP) -> None:
     """Review R58: "How many years after the year LeBron James left CAA for Paul did he ...?"
     -- Paul is Rich Paul, named sentences before; out of its page the phrase names nobody.
     Control: the same event with the person named in full keeps its phrase."""
-    lead = "LeBron James (born December 30, 1984) is an American basketball player."
-
     def phrases(*sentences: str) -> set[str | None]:
-        return {f.phrase for f in facts_of(nlp, "LeBron James", lead, *sentences)
-                if f.relation == "event"}
+        return event_phrases_of(nlp, "LeBron James", "LeBron James (born December 30, 1984) "
+                                "is an American basketball player.", *sentences)
 
     assert phrases("James hired Rich Paul in 2010.", "James left CAA for Paul in 2012.") \
         == {"hired Rich Paul"}
@@ -1497,15 +1500,11 @@ def test_an_event_phrase_keeps_an_object_the_parser_hung_on_the_verb(nlp: CoreNL
     parser hung on the verb as its conjunct, and the phrase lost it (he posted many polls).
     Control: the poll alone, in a sentence that says no more, keeps its phrase."""
     lead = "Elon Musk (born June 28, 1971) is a businessman."
-
-    def phrases(sentence: str) -> set[str | None]:
-        return {f.phrase for f in facts_of(nlp, "Elon Musk", lead, sentence)
-                if f.relation == "event"}
-
-    assert phrases('In October 2022, Musk posted a Twitter poll and "peace plan" to resolve '
-                   'the Russian invasion of Ukraine.') <= {None}
-    assert "posted a Twitter poll on Ukraine" in phrases(
-        "In October 2022, Musk posted a Twitter poll on Ukraine.")
+    assert event_phrases_of(nlp, "Elon Musk", lead, 'In October 2022, Musk posted a Twitter '
+                            'poll and "peace plan" to resolve the Russian invasion of '
+                            'Ukraine.') <= {None}
+    assert "posted a Twitter poll on Ukraine" in event_phrases_of(
+        nlp, "Elon Musk", lead, "In October 2022, Musk posted a Twitter poll on Ukraine.")
 
 
 def test_an_event_phrase_keeps_what_an_accusation_was_of(nlp: CoreNLP) -> None:
@@ -1514,12 +1513,8 @@ def test_an_event_phrase_keeps_what_an_accusation_was_of(nlp: CoreNLP) -> None:
     phrase left out: he accused it of many things. Control: the same verb with a plain object
     and nothing it is of keeps its phrase."""
     lead = "Edward Snowden (born June 21, 1983) is a former intelligence contractor."
-
-    def phrases(sentence: str) -> set[str | None]:
-        return {f.phrase for f in facts_of(nlp, "Edward Snowden", lead, sentence)
-                if f.relation == "event"}
-
-    assert phrases('On July 1, 2013, Snowden accused the U.S. government of "using '
-                   'citizenship as a weapon".') <= {None}
-    assert "accused the National Security Agency" in phrases(
+    assert event_phrases_of(nlp, "Edward Snowden", lead, 'On July 1, 2013, Snowden accused '
+                            'the U.S. government of "using citizenship as a weapon".') <= {None}
+    assert "accused the National Security Agency" in event_phrases_of(
+        nlp, "Edward Snowden", lead,
         "On July 1, 2013, Snowden accused the National Security Agency.")

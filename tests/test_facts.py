@@ -1518,3 +1518,21 @@ def test_an_event_phrase_keeps_what_an_accusation_was_of(nlp: CoreNLP) -> None:
     assert "accused the National Security Agency" in event_phrases_of(
         nlp, "Edward Snowden", lead,
         "On July 1, 2013, Snowden accused the National Security Agency.")
+
+
+def test_it_after_a_thing_introduced_in_apposition_is_that_thing(nlp: CoreNLP) -> None:
+    """Reviews R58 and R44 (both panels each time), facts sample 26: "Wikipedia founded
+    2000-03-09" from "Wikipedia began as a complementary project for Nupedia, a free online
+    encyclopedia project whose articles were written by experts. It was founded on March 9,
+    2000" -- "it" is Nupedia, which the sentence before introduced by a description.
+    Control: with Nupedia named bare, "it" is the page's subject."""
+    lead = "Wikipedia is a free online encyclopedia."
+    described = triples(facts_of(
+        nlp, "Wikipedia", lead, "Wikipedia began as a complementary project for Nupedia, a "
+        "free online encyclopedia project whose articles were written by experts. It was "
+        "founded on March 9, 2000, under the ownership of Bomis."))
+    assert not any(s == "Wikipedia" and r == "founded" for s, r, _ in described)
+    bare = triples(facts_of(
+        nlp, "Wikipedia", lead, "Wikipedia began as a complementary project for Nupedia. It "
+        "was founded on January 15, 2001."))
+    assert ("Wikipedia", "founded", "2001-01-15") in bare

@@ -377,7 +377,12 @@ class PageResolver:
         person, no subject). A pronoun subject left unresolved keeps the topic of the
         sentence before: the chain goes on. Persons do not count: whether "she" is the
         page's subject or the person before needs a gender the library does not give ("Her
-        husband Ryan Reynolds was born in 1976. She married him in 2012.")."""
+        husband Ryan Reynolds was born in 1976. She married him in 2012.").
+
+        A sentence about the page's subject that introduces another thing by a description
+        in apposition is about that thing too: "Wikipedia began as a complementary project
+        for Nupedia, a free online encyclopedia project whose articles were written by
+        experts. It was founded on March 9, 2000" -- "it" is Nupedia."""
         roots = [r for _, r in sent.children.get(0, [])]
         subj = sent.deps(roots[0], "nsubj", "nsubj:pass") if roots else []
         if not subj:
@@ -385,6 +390,11 @@ class PageResolver:
         s = subj[0]
         for sp in spans:
             if sp.covers(s):
+                if sp.is_subject and any(
+                        not o.is_subject and o.type != "PERSON" and not o.generic
+                        and any(d > o.last for i in range(o.first, o.last + 1)
+                                for d in sent.deps(i, "appos")) for o in spans):
+                    return "thing"
                 return "subject" if sp.is_subject else None if sp.type == "PERSON" \
                     else "thing"
         tok = sent.token(s)

@@ -609,8 +609,8 @@ def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int]
     but a possessive ("made his debut for Portugal"), no deictic word, at most
     ``PHRASE_MAX_TOKENS``, and no token of ``short_names`` (``_one_word_persons``: "left CAA
     for Paul", Rich Paul, named sentences before; out of its page the phrase names nobody).
-    A dependent holding a time or a number is left out with its
-    words ("in 2009"; "at the age of 18" would state the answer).
+    A dependent holding a time or a number is left out with its words ("in 2009"; "at the
+    age of 18" would state the answer).
 
     Also its core, or None where it is the phrase: the verb with its objects and
     complements, and its prepositional phrases but those of place and circumstance

@@ -1536,3 +1536,15 @@ def test_it_after_a_thing_introduced_in_apposition_is_that_thing(nlp: CoreNLP) -
         nlp, "Wikipedia", lead, "Wikipedia began as a complementary project for Nupedia. It "
         "was founded on January 15, 2001."))
     assert ("Wikipedia", "founded", "2001-01-15") in bare
+
+
+def test_a_places_state_in_apposition_stays_in_the_phrase(nlp: CoreNLP) -> None:
+    """Review R44c (both panels): "How many years before opening an office in Cambridge did
+    Facebook open its London headquarters ...?" -- the sentence said Cambridge, Massachusetts;
+    beside London the phrase reads as the other Cambridge. Control: an aside in apposition
+    that is no place is still left out."""
+    lead = "Facebook is a social media service."
+    assert "opened an office in Cambridge, Massachusetts" in event_phrases_of(
+        nlp, "Facebook", lead, "Facebook opened an office in Cambridge, Massachusetts in 2018.")
+    assert "bought Mojang" in event_phrases_of(
+        nlp, "Facebook", lead, "In 2014, Facebook bought Mojang, a Swedish game studio.")

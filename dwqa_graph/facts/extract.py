@@ -585,6 +585,7 @@ def _object_gap(sent: Sentence, v: int) -> bool:
 _PHRASE_STOP = ("acl:relcl", "advcl", "parataxis", "dep", "appos", "nsubj", "nsubj:pass",
                 "nsubj:xsubj", "ref", "csubj", "discourse", "list")
 _TIME_NER = {"DATE", "TIME", "DURATION", "SET", "NUMBER"}
+_PLACE_NER = {"CITY", "STATE_OR_PROVINCE", "COUNTRY", "LOCATION"}
 _DEICTIC = {"this", "that", "these", "those", "such", "same", "former", "latter", "other",
             "similar", "another"}
 PHRASE_MAX_TOKENS = 14
@@ -915,14 +916,21 @@ def _quoted_title(sent: Sentence, d: int) -> bool:
 
 def _subtree(sent: Sentence, d: int) -> set[int]:
     """``d`` and what hangs from it, not following clauses and asides (``_PHRASE_STOP``);
-    enhanced++ edges make a graph, so visited nodes are skipped."""
+    enhanced++ edges make a graph, so visited nodes are skipped. A place's state or country
+    in apposition is no aside but part of its name: "opened an office in Cambridge[,
+    Massachusetts]" without it is the other Cambridge (review R44c)."""
     seen = {d}
     todo = [d]
     while todo:
-        for r, c in sent.children.get(todo.pop(), ()):
-            if c not in seen and r not in _PHRASE_STOP and not r.startswith("conj"):
-                seen.add(c)
-                todo.append(c)
+        h = todo.pop()
+        for r, c in sent.children.get(h, ()):
+            if c in seen or r.startswith("conj"):
+                continue
+            if r in _PHRASE_STOP and not (r == "appos" and sent.token(h).ner in _PLACE_NER
+                                          and sent.token(c).ner in _PLACE_NER):
+                continue
+            seen.add(c)
+            todo.append(c)
     return seen
 
 

@@ -1548,3 +1548,39 @@ def test_a_places_state_in_apposition_stays_in_the_phrase(nlp: CoreNLP) -> None:
         nlp, "Facebook", lead, "Facebook opened an office in Cambridge, Massachusetts in 2018.")
     assert "bought Mojang" in event_phrases_of(
         nlp, "Facebook", lead, "In 2014, Facebook bought Mojang, a Swedish game studio.")
+
+
+def page_events(nlp: CoreNLP, title: str, *sentences: str) -> set[tuple[str | None, int | None]]:
+    """The events (phrase, year) the extractor keeps of a page made of ``sentences``: read
+    whole, as the stage reads a version, so a sentence can undo another's event."""
+    from dwqa_graph.facts.extractors.corenlp import read_versions
+
+    [(_, got)] = read_versions(nlp, [{"id": "v", "title": title, "text": "\n".join(sentences),
+                                       "claims": []}], "t")
+    assert not isinstance(got, LanguageError)
+    return {(f.phrase, f.year) for f in got.facts if f.relation == "event"}
+
+
+def test_an_event_the_page_tells_again_in_another_year_is_no_event(nlp: CoreNLP) -> None:
+    """Review R44c: "How many years after LeBron James signed with the Cavaliers did he ...?"
+    -- his page dates a signing with the Cavaliers in 2016 and, sentences away, a re-signing
+    with them in 2014: two answers. Controls: an event whose page tells it again in its own
+    year keeps it, and so does one another subject repeats, or another verb."""
+    lead = "Kevin Marsh (born March 2, 1985) is an American basketball player."
+    events = page_events(nlp, "Kevin Marsh", lead,
+                         "In 2016, Marsh signed with the Cleveland Cavaliers.",
+                         "After four seasons in Miami, Marsh re-signed with the Cleveland "
+                         "Cavaliers in 2014.",
+                         "In 2019, Marsh opened a restaurant in Akron.")
+    assert ("signed with the Cleveland Cavaliers", 2016) not in events
+    assert not any(p and "Cavaliers" in p for p, _ in events)
+    assert ("opened a restaurant in Akron", 2019) in events  # control: told once
+    # the same signing told twice with its year is one event
+    assert ("signed with the Cleveland Cavaliers", 2016) in page_events(
+        nlp, "Kevin Marsh", lead, "In 2016, Marsh signed with the Cleveland Cavaliers.",
+        "Marsh signed with the Cleveland Cavaliers in 2016 for three years.")
+    # another player's signing, and another thing done with the team, are other events
+    assert ("signed with the Cleveland Cavaliers", 2016) in page_events(
+        nlp, "Kevin Marsh", lead, "In 2016, Marsh signed with the Cleveland Cavaliers.",
+        "In 2011, Kyrie Irving signed with the Cleveland Cavaliers.",
+        "Marsh played against the Cleveland Cavaliers in 2012.")

@@ -17,6 +17,11 @@ A verb that is negated, modal or hypothetical ("will open", "plans to open", "if
 and any sentence with "respectively", gives no fact: precision over recall. A fact read by a
 guess (a pronoun the paragraph gives no name for, a date that may be another clause's or
 another country's release) is written ``uncertain``: stored, never chained.
+
+An event the page tells twice is no event a question can name: after all of a version's
+passages are read, ``repeated_events`` drops an event whose verb and named object another
+sentence about its subject repeats in another year ("In 2016, he signed with the Cavaliers"
+beside "in 2014 ... re-signed with the Cavaliers").
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "44"
+RULES_VERSION = "45"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -91,14 +96,36 @@ class Passage:
     text: str
 
 
+@dataclass(frozen=True)
+class VerbTrace:
+    """A verb of a dated sentence as ``repeated_events`` compares it: its ``fold``ed lemma,
+    its object noun's lemma, and the entities that hang on it (ids, and their words)."""
+
+    lemma: str
+    obj: str | None
+    entities: dict[str, str]
+
+
+@dataclass(frozen=True)
+class SentenceTrace:
+    """A dated sentence once its passage is read: its verbs and its years."""
+
+    verbs: tuple[VerbTrace, ...]
+    years: frozenset[int]
+
+
 def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
-               extractor: str) -> list[Fact]:
+               extractor: str, trace: dict[int, SentenceTrace] | None = None) -> list[Fact]:
     """Facts of the parsed sentences of one passage (sentence offsets are the passage's);
-    each fact's evidence is its whole sentence. ``claim_id`` is left for the stage to set."""
+    each fact's evidence is its whole sentence. ``claim_id`` is left for the stage to set.
+    ``trace`` collects each dated sentence's ``SentenceTrace`` by its offset in the version,
+    for ``repeated_events``."""
     out: dict[str, Fact] = {}
     page.new_passage()
     for sent in sentences:
         spans = page.spans(sent, passage.text)  # every sentence: pronouns read the one before
+        if trace is not None:
+            _trace(sent, spans, passage, trace)
         if any(t.lemma.lower() == "respectively" for t in sent.tokens):
             continue
         for f in _sentence_facts(sent, spans, page, passage.text):
@@ -108,6 +135,73 @@ def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
                          passage.text[sent.start:sent.end], extractor)
             out.setdefault(fact.id, fact)
     return list(out.values())
+
+
+def fold(lemma: str) -> str:
+    """A verb's lemma with a written-out repetition taken off: "re-sign" is "sign"."""
+    return lemma.removeprefix("re-")
+
+
+def _trace(sent: Sentence, spans: list[Span], passage: Passage,
+           trace: dict[int, SentenceTrace]) -> None:
+    years = frozenset(d.year for m in sent.mentions
+                      if m.ner == "DATE" and (d := _written_date(m)) is not None)
+    if not years:  # a sentence without a year repeats no event in another year
+        return
+    on: dict[int, dict[str, str]] = {}
+    for s in spans:
+        for v in _governing_verbs(sent, s):
+            on.setdefault(v, {})[_ref(s).id] = sent.text_of(passage.text, s.first, s.last)
+    trace[passage.start + sent.start] = SentenceTrace(
+        verbs=tuple(VerbTrace(fold(sent.token(v).lemma.lower()),
+                              next((sent.token(o).lemma.lower() for o in sent.deps(v, "obj")),
+                                   None), ents) for v, ents in sorted(on.items())),
+        years=years)
+
+
+def _governing_verbs(sent: Sentence, s: Span) -> set[int]:
+    """The verbs a mention hangs on: the first verb up each of its heads' paths (with the
+    enhanced graph's copied subjects, "James opted out and re-signed" hangs James on both)."""
+    out: set[int] = set()
+    todo = list(range(s.first, s.last + 1))
+    seen = set(todo)
+    while todo:
+        for _, h in sent.heads(todo.pop()):
+            if h == 0 or h in seen:
+                continue
+            seen.add(h)
+            if sent.token(h).pos.startswith("VB"):
+                out.add(h)
+            else:
+                todo.append(h)
+    return out
+
+
+def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[Fact]:
+    """``facts`` without the events their page tells again in another year: a verb of
+    another dated sentence with the event's lemma (``fold``ed: "re-signed" repeats
+    "signed") and object noun, on which hang the event's subject and an entity the event's
+    phrase names, in a sentence with none of the event's years. "signed with the Cavaliers"
+    (2016) is then one of two signings, and a question naming it has two answers. A
+    sentence telling the same event again with its year keeps it; a sentence without a year
+    is no evidence either way."""
+    def repeated(f: Fact) -> bool:
+        own = trace.get(f.start)
+        if f.relation != "event" or f.phrase is None or own is None:
+            return False
+        lemma = fold(f.verb.split()[0])
+        for mine in own.verbs:
+            named = {i for i, words in mine.entities.items()
+                     if i != f.subject.id and words in f.phrase}
+            if mine.lemma != lemma or f.subject.id not in mine.entities or not named:
+                continue
+            if any(start != f.start and f.year not in t.years and other.lemma == lemma
+                   and other.obj == mine.obj and f.subject.id in other.entities
+                   and named & other.entities.keys()
+                   for start, t in trace.items() for other in t.verbs):
+                return True
+        return False
+    return [f for f in facts if not repeated(f)]
 
 
 def _typed(r: _Read) -> bool:

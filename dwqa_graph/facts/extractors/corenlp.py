@@ -16,7 +16,14 @@ from dataclasses import replace
 from typing import Any
 
 from dwqa_graph.errors import LanguageError, WorkerError
-from dwqa_graph.facts.extract import CUES, RULES_VERSION, Passage, read_facts
+from dwqa_graph.facts.extract import (
+    CUES,
+    RULES_VERSION,
+    Passage,
+    SentenceTrace,
+    read_facts,
+    repeated_events,
+)
 from dwqa_graph.facts.extractor import MAX_VERSION_CHARS, FactExtractor, Reading, Unread
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import TITLE_SMALL, PageResolver, page_subject
@@ -128,12 +135,14 @@ def _read(version: dict[str, Any], parsed: list[tuple[Passage, list[Sentence]]],
     claims = sorted((c["start"], c["end"], c["id"]) for c in version.get("claims") or [])
     starts = [c[0] for c in claims]
     facts: list[Fact] = []
+    trace: dict[int, SentenceTrace] = {}
     for p, sents in parsed:
-        for f in read_facts(p, sents, page, extractor):
+        for f in read_facts(p, sents, page, extractor, trace):
             # The claim whose span holds the fact's sentence, if the claims stage kept it.
             k = bisect.bisect_right(starts, f.start) - 1
             inside = k >= 0 and claims[k][1] >= f.end
             facts.append(f.model_copy(update={"claim_id": claims[k][2]}) if inside else f)
+    facts = repeated_events(facts, trace)  # a page's later sentences decide its earlier ones
     # the tokens of the version's text, its unread sentences' too (a speed is per text read)
     return Reading(facts, page.pronoun,
                    sum(len(s.tokens) for _, ss in parsed for s in ss) + len(unread_words))

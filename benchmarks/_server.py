@@ -6,6 +6,8 @@ it. Auth is on like every server dwqa starts: ``settings.password`` is read from
 from __future__ import annotations
 
 import os
+import signal
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +18,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def start_bench_server() -> tuple[Settings, bool]:
+    """The bench Neo4j, started unless it runs. A benchmark stopped with SIGTERM (kill, a CI
+    timeout) then unwinds like Ctrl-C, so its ``finally`` stops this server and any local
+    web it serves instead of leaving them running."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     # DWQA_BENCH_BOLT_PORT / DWQA_BENCH_HTTP_PORT move it, so parallel checkouts do not share one.
     bolt = int(os.environ.get("DWQA_BENCH_BOLT_PORT", "7689"))
     http = int(os.environ.get("DWQA_BENCH_HTTP_PORT", "7476"))

@@ -46,9 +46,7 @@ import json
 import os
 import random
 import shutil
-import signal
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -357,9 +355,6 @@ def main() -> None:
     args = ap.parse_args()
     splits = list(SPLITS) if args.split == "both" else [args.split]
     started_at = time.perf_counter()
-    # a run stopped with SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so the `finally`
-    # below stops its local webs and the bench Neo4j instead of leaving them running
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     settings, started = start_bench_server()
     tmp = Path(tempfile.mkdtemp(prefix="dwqa-levels-"))
     env = {**os.environ, "DWQA_HOME": str(settings.home)}

@@ -796,11 +796,9 @@ def _one_word_persons(sent: Sentence, spans: list[Span], page: PageResolver) -> 
     resolver cannot tell which) -- other than the page's subject. A phrase quoting the one
     word names nobody a reader can find. A one-word name with no fuller form on the page (a
     mononym, or a place the tagger took for a person) is none of them."""
-    words = {w for name in page.full.get("PERSON", ()) for w in (name.split()[0],
-                                                                  name.split()[-1])}
     return frozenset(m.first for m in sent.mentions
                      if m.ner == "PERSON" and m.first == m.last
-                     and sent.token(m.first).word in words
+                     and sent.token(m.first).word in page.person_name_words
                      and not any(s.is_subject and s.covers(m.first) for s in spans))
 
 

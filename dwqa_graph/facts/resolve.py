@@ -194,6 +194,10 @@ class PageResolver:
                     votes[t] = votes.get(t, 0) + 1
                 elif len(name.split()) >= 2:
                     self.full.setdefault(t, set()).add(name)
+        #: The first and last words of the page's full person names ("Rich", "Paul").
+        self.person_name_words = frozenset(
+            w for name in self.full.get("PERSON", ()) for w in (name.split()[0],
+                                                               name.split()[-1]))
         # The subject's type: what the tagger calls its mentions most often, unless the lead
         # says it is a thing ("Rooster Cogburn is a 1975 film": the tagger reads a name).
         self.subject_type: EntityType = max(votes, key=lambda k: votes[k]) if votes else "MISC"

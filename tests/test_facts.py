@@ -1584,3 +1584,11 @@ def test_an_event_the_page_tells_again_in_another_year_is_no_event(nlp: CoreNLP)
         nlp, "Kevin Marsh", lead, "In 2016, Marsh signed with the Cleveland Cavaliers.",
         "In 2011, Kyrie Irving signed with the Cleveland Cavaliers.",
         "Marsh played against the Cleveland Cavaliers in 2012.")
+    # a verb's complement says what happened: becoming a captain is not becoming a coach
+    captain = ("became the captain of the Cleveland Cavaliers", 2019)
+    assert captain in page_events(
+        nlp, "Kevin Marsh", lead, "In 2019, Marsh became the captain of the Cleveland Cavaliers.",
+        "In 2021, Marsh became the coach of the Cleveland Cavaliers.")
+    assert captain not in page_events(
+        nlp, "Kevin Marsh", lead, "In 2019, Marsh became the captain of the Cleveland Cavaliers.",
+        "In 2021, Marsh became the captain of the Cleveland Cavaliers again.")

@@ -99,7 +99,8 @@ class Passage:
 @dataclass(frozen=True)
 class VerbTrace:
     """A verb of a dated sentence as ``repeated_events`` compares it: its ``fold``ed lemma,
-    its object noun's lemma, and the entities that hang on it (ids, and their words)."""
+    its object's or complement's lemma ("became the first player": "player"; a light verb
+    says what happened by it), and the entities that hang on it (ids, and their words)."""
 
     lemma: str
     obj: str | None
@@ -154,8 +155,9 @@ def _trace(sent: Sentence, spans: list[Span], passage: Passage,
             on.setdefault(v, {})[_ref(s).id] = sent.text_of(passage.text, s.first, s.last)
     trace[passage.start + sent.start] = SentenceTrace(
         verbs=tuple(VerbTrace(fold(sent.token(v).lemma.lower()),
-                              next((sent.token(o).lemma.lower() for o in sent.deps(v, "obj")),
-                                   None), ents) for v, ents in sorted(on.items())),
+                              next((sent.token(o).lemma.lower()
+                                    for o in sent.deps(v, "obj", "xcomp")), None), ents)
+                for v, ents in sorted(on.items())),
         years=years)
 
 
@@ -180,8 +182,8 @@ def _governing_verbs(sent: Sentence, s: Span) -> set[int]:
 def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[Fact]:
     """``facts`` without the events their page tells again in another year: a verb of
     another dated sentence with the event's lemma (``fold``ed: "re-signed" repeats
-    "signed") and object noun, on which hang the event's subject and an entity the event's
-    phrase names, in a sentence with none of the event's years. "signed with the Cavaliers"
+    "signed") and object or complement noun, on which hang the event's subject and an
+    entity the event's phrase names, in a sentence with none of the event's years. "signed with the Cavaliers"
     (2016) is then one of two signings, and a question naming it has two answers. A
     sentence telling the same event again with its year keeps it; a sentence without a year
     is no evidence either way."""

@@ -183,10 +183,10 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
     """``facts`` without the events their page tells again in another year: a verb of
     another dated sentence with the event's lemma (``fold``ed: "re-signed" repeats
     "signed") and object or complement noun, on which hang the event's subject and an
-    entity the event's phrase names, in a sentence with none of the event's years. "signed with the Cavaliers"
-    (2016) is then one of two signings, and a question naming it has two answers. A
-    sentence telling the same event again with its year keeps it; a sentence without a year
-    is no evidence either way."""
+    entity the event's phrase names, in a sentence with none of the event's years.
+    "signed with the Cavaliers" (2016) is then one of two signings, and a question naming it
+    has two answers. A sentence telling the same event again with its year keeps it; a
+    sentence without a year is no evidence either way."""
     def repeated(f: Fact) -> bool:
         own = trace.get(f.start)
         if f.relation != "event" or f.phrase is None or own is None:

@@ -273,11 +273,13 @@ def write_review(measured: dict[str, dict[str, Any]], out: Path) -> dict[str, An
     pairs: set[frozenset[str]] = set()
     for corpus in CORPORA:
         cell = measured.get(dataset(corpus, "review"), {})
-        for level in REVIEW_LEVELS:
+        for level in reversed(REVIEW_LEVELS):
             for key, row in cell.get(level, {}).get("items", {}).items():
                 # rounds pooled here ask two facts again that an earlier round asked
-                # another way, which no user's round shows; the pooled set keeps the first
-                # (a round's own repeats are set_quality's items_on_a_repeated_fact_pair)
+                # another way, which no user's round shows; the pooled set keeps the first,
+                # the deepest levels' first (a rare 3-hop item over a pair a 2-hop item also
+                # asks stays in); a round's own repeats are set_quality's
+                # items_on_a_repeated_fact_pair
                 mine = {frozenset(c) for c in itertools.combinations(key.split(","), 2)}
                 if key in rows or mine & pairs:
                     continue

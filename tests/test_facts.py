@@ -116,6 +116,13 @@ def test_passive_relations(nlp: CoreNLP) -> None:
     assert got == {("Tesla, Inc.", "founded", "2003-07"),
                    ("Tesla, Inc.", "founded_by", "Martin Eberhard"),
                    ("Tesla, Inc.", "founded_by", "Marc Tarpenning")}
+    # the founder's sentence dates the founding too; undated, it names only the founder
+    got = triples(facts_of(nlp, "Elon Musk", "With $100 million of his own money, Musk "
+                           "founded SpaceX in May 2002."))
+    assert got >= {("SpaceX", "founded", "2002-05"), ("SpaceX", "founded_by", "Elon Musk")}
+    got = triples(facts_of(nlp, "Elon Musk", "Musk founded SpaceX with his own money."))
+    assert ("SpaceX", "founded_by", "Elon Musk") in got
+    assert not any(r == "founded" for _, r, _ in got)
     got = triples(facts_of(nlp, "Titanic (1997 film)",
                            "Titanic is a 1997 American epic romance film directed by James "
                            "Cameron."))

@@ -50,7 +50,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "45"
+RULES_VERSION = "46"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -529,6 +529,10 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
             for o in objects:
                 if o.type == "ORG" and o != subj:
                     yield _Read("founded_by", lemma, o, obj=subj, when=date)
+                    # the day someone founded it is the organisation's founding ("Musk
+                    # founded SpaceX in May 2002"), as "SpaceX was founded in May 2002" says
+                    if date:
+                        yield _Read("founded", lemma, o, date=date)
         return
     # "was released", and the intransitive "premiered" ("It premiered at Cannes on ...").
     # Active, only without an object of any kind: "X opened its first production line" is

@@ -976,8 +976,11 @@ SHORTER = {
     "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
                          "footballer.\nIn 2003, Ronaldo made his debut for Portugal in a "
                          "friendly against Kazakhstan.\nIn 2009, Ronaldo signed for Real "
-                         "Madrid in a record transfer from Manchester United.\nIn 2021, "
-                         "Ronaldo signed for Real Madrid.",
+                         "Madrid in a record transfer from Manchester United.",
+    # on another page: a page telling both signings reads neither core (rules 45,
+    # test_facts), so the graph's own check is seen across pages
+    "Real Madrid CF": "Real Madrid CF is a Spanish football club.\nIn 2021, Cristiano "
+                      "Ronaldo signed for Real Madrid.",
 }
 
 

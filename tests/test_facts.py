@@ -17,7 +17,7 @@ from dwqa_graph.config import Settings
 from dwqa_graph.errors import LanguageError
 from dwqa_graph.facts import extract as extract_mod
 from dwqa_graph.facts.extract import Passage, read_facts
-from dwqa_graph.facts.extractors.corenlp import offline_extractor_id
+from dwqa_graph.facts.extractors.corenlp import offline_extractor_id, read_versions
 from dwqa_graph.facts.models import Fact
 from dwqa_graph.facts.resolve import PageResolver, page_subject
 from dwqa_graph.facts.stage import extract_facts
@@ -267,7 +267,7 @@ def test_a_line_is_never_part_of_the_next_lines_sentence(nlp: CoreNLP) -> None:
 
 
 def test_sentences_glued_by_a_lost_space_are_read_apart(nlp: CoreNLP) -> None:
-    from dwqa_graph.facts.extractors.corenlp import passages, read_versions
+    from dwqa_graph.facts.extractors.corenlp import passages
 
     text = ("A Wrong Way to Love is a 1969 Italian drama film.It was directed by Fernando "
             "Di Leo.It stars Nieves Navarro and Lea Lander. It was shot by John G.Blystone.")
@@ -1560,8 +1560,6 @@ def test_a_places_state_in_apposition_stays_in_the_phrase(nlp: CoreNLP) -> None:
 def page_events(nlp: CoreNLP, title: str, *sentences: str) -> set[tuple[str | None, int | None]]:
     """The events (phrase, year) the extractor keeps of a page made of ``sentences``: read
     whole, as the stage reads a version, so a sentence can undo another's event."""
-    from dwqa_graph.facts.extractors.corenlp import read_versions
-
     [(_, got)] = read_versions(nlp, [{"id": "v", "title": title, "text": "\n".join(sentences),
                                        "claims": []}], "t")
     assert not isinstance(got, LanguageError)
@@ -1591,6 +1589,16 @@ def test_an_event_the_page_tells_again_in_another_year_is_no_event(nlp: CoreNLP)
         nlp, "Kevin Marsh", lead, "In 2016, Marsh signed with the Cleveland Cavaliers.",
         "In 2011, Kyrie Irving signed with the Cleveland Cavaliers.",
         "Marsh played against the Cleveland Cavaliers in 2012.")
+    # a phrase that names more than the other sentence says which signing it is; its core
+    # does not
+    [(_, got)] = read_versions(
+        nlp, [{"id": "v", "title": "Kevin Marsh", "claims": [], "text": "\n".join((
+            lead, "In 2009, Marsh signed with the Cleveland Cavaliers in a trade from the "
+            "Boston Celtics.", "In 2016, Marsh signed with the Cleveland Cavaliers."))}], "t")
+    assert not isinstance(got, LanguageError)
+    signings = {(f.year, f.phrase, f.short_phrase) for f in got.facts if f.relation == "event"}
+    assert signings == {(2009, "signed with the Cleveland Cavaliers in a trade from the Boston "
+                               "Celtics", None)}
     # a verb's complement says what happened: becoming a captain is not becoming a coach
     captain = ("became the captain of the Cleveland Cavaliers", 2019)
     assert captain in page_events(

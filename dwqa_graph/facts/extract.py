@@ -180,30 +180,41 @@ def _governing_verbs(sent: Sentence, s: Span) -> set[int]:
 
 
 def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[Fact]:
-    """``facts`` without the events their page tells again in another year: a verb of
-    another dated sentence with the event's lemma (``fold``ed: "re-signed" repeats
-    "signed") and object or complement noun, on which hang the event's subject and an
-    entity the event's phrase names, in a sentence with none of the event's years.
-    "signed with the Cavaliers" (2016) is then one of two signings, and a question naming it
-    has two answers. A sentence telling the same event again with its year keeps it; a
-    sentence without a year is no evidence either way."""
-    def repeated(f: Fact) -> bool:
+    """``facts`` without the events their page tells again in another year, and without
+    the cores (``short_phrase``) it does: a verb of another dated sentence, in none of the
+    event's years, with the event's lemma (``fold``ed: "re-signed" repeats "signed") and
+    object or complement noun, on which hang the event's subject and every entity the
+    phrase names. "signed with the Cavaliers" (2016) is then one of two signings, and a
+    question naming it has two answers; "signed for Real Madrid in a record transfer from
+    Manchester United" (2009) beside a 2021 signing for Real Madrid keeps its phrase, which
+    says which, but not its core "signed for Real Madrid". A sentence telling the same event
+    again with its year keeps it; a sentence without a year is no evidence either way."""
+    def told_again(f: Fact, phrase: str) -> bool:
         own = trace.get(f.start)
-        if f.relation != "event" or f.phrase is None or own is None:
+        if own is None:
             return False
         lemma = fold(f.verb.split()[0])
         for mine in own.verbs:
             named = {i for i, words in mine.entities.items()
-                     if i != f.subject.id and words in f.phrase}
+                     if i != f.subject.id and words in phrase}
             if mine.lemma != lemma or f.subject.id not in mine.entities or not named:
                 continue
             if any(start != f.start and f.year not in t.years and other.lemma == lemma
                    and other.obj == mine.obj and f.subject.id in other.entities
-                   and named & other.entities.keys()
+                   and named <= other.entities.keys()
                    for start, t in trace.items() for other in t.verbs):
                 return True
         return False
-    return [f for f in facts if not repeated(f)]
+
+    out = []
+    for f in facts:
+        if f.relation == "event" and f.phrase is not None:
+            if told_again(f, f.phrase):
+                continue
+            if f.short_phrase is not None and told_again(f, f.short_phrase):
+                f = f.model_copy(update={"short_phrase": None})
+        out.append(f)
+    return out
 
 
 def _typed(r: _Read) -> bool:

@@ -172,9 +172,12 @@ def never_right(question: str) -> str:
 
 # -- leaked agents that learn, and the leak-transfer curve -----------------------------------
 def brute_force_reuse(store: Store, rounds: list[int]) -> list[dict[str, int]]:
-    """Fact reuse counted the slow, obvious way from every (round, item, fact) triple."""
-    rows = store.read("MATCH (r:Round)-[:CONTAINS]->(i:QAItem)-[:USES]->(f:Fact) "
-                      "RETURN r.t AS t, i.id AS item, f.id AS fact")
+    """Fact reuse counted the slow, obvious way from every (round, item, fact) triple: a
+    fact is reused when its sentence (version, start) is one an item of the round before
+    used."""
+    rows = store.read("MATCH (r:Round)-[:CONTAINS]->(i:QAItem)-[:USES]->(f:Fact)"
+                      "-[:READ_FROM]->(v:DocumentVersion) "
+                      "RETURN r.t AS t, i.id AS item, v.id + ':' + toString(f.start) AS fact")
     uses: dict[int, dict[str, set[str]]] = {}
     for r in rows:
         uses.setdefault(r["t"], {}).setdefault(r["item"], set()).add(r["fact"])

@@ -1,12 +1,16 @@
 // Fact reuse between consecutive rounds: per pair (prev, next), how many of round next's
-// items use at least one fact (any_reused) / only facts (all_reused) that some item of round
-// prev used. Parameters: $pairs = [{prev, next}].
+// items use at least one fact (any_reused) / only facts (all_reused) read from a sentence
+// that some item of round prev used (the fact itself, or another of its sentence: a leak
+// carries the item's evidence spans whole). Parameters: $pairs = [{prev, next}].
 UNWIND $pairs AS p
 MATCH (:Round {t: p.next})-[:CONTAINS]->(i:QAItem)
 CALL (i, p) {
   MATCH (i)-[:USES]->(f:Fact)
   CALL (f, p) {
-    OPTIONAL MATCH (f)<-[:USES]-(j:QAItem)<-[:CONTAINS]-(:Round {t: p.prev})
+    // two clauses: one pattern would never walk f's own READ_FROM twice, so g = f
+    MATCH (f)-[:READ_FROM]->(v:DocumentVersion)
+    OPTIONAL MATCH (v)<-[:READ_FROM]-(g:Fact {start: f.start})
+                   <-[:USES]-(j:QAItem)<-[:CONTAINS]-(:Round {t: p.prev})
     RETURN count(j) > 0 AS seen
   }
   RETURN count(f) AS facts, sum(CASE WHEN seen THEN 1 ELSE 0 END) AS seen

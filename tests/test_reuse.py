@@ -249,6 +249,13 @@ def test_a_round_names_one_fact_in_at_most_max_per_fact_items() -> None:
     assert _draw(NARROW, SampleConfig(), 1, 0, set(), crowded=frozenset({"b"})) is None
 
 
+def sentences_of(store: Store, ids: set[str]) -> dict[str, str]:
+    """Fact id -> the sentence it was read from (version, start)."""
+    return {r["id"]: r["s"] for r in store.read(
+        "MATCH (f:Fact)-[:READ_FROM]->(v:DocumentVersion) WHERE f.id IN $ids "
+        "RETURN f.id AS id, v.id + ':' + toString(f.start) AS s", {"ids": sorted(ids)})}
+
+
 def test_rounds_fresh_by_default_prefer_on_request(films: Store,
                                                    tmp_path: Path) -> None:
     store = films
@@ -281,7 +288,10 @@ def test_rounds_fresh_by_default_prefer_on_request(films: Store,
                       previous=1)
     r4 = round_facts(store, 4)
     assert heavy.items >= first.items - 1
-    reused = [q for q, f in r4.items() if f <= used1]
+    # round 1's facts are its items' sentences: another fact of one is as leaked
+    said1 = sentences_of(store, used1)
+    reused = [q for q, f in r4.items() if set(sentences_of(store, f).values())
+              <= set(said1.values())]
     assert len(reused) >= 0.8 * len(r4) and len(reused) >= 4
     rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert {r["theta_hash"] for r in rows} == {fresh.theta_hash}
@@ -332,18 +342,25 @@ def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> Non
     studio's page, "Nordlicht Studios was founded there by Reske in 1949" on its founder's);
     a round that avoided only the ids the previous round used asked the same question again
     from the other sentence. The previous facts are every fact stating what the previous
-    round's items used, counted here by brute force over all facts."""
+    round's items used, and every fact of a sentence they used (a leak carries the spans
+    whole), counted here by brute force over all facts."""
     from dwqa_graph.rounds.round import previous_facts
 
     rows = films.read("MATCH (f:Fact)-[:SUBJECT]->(s:NamedEntity) "
+                      "MATCH (f)-[:READ_FROM]->(v:DocumentVersion) "
                       "OPTIONAL MATCH (f)-[:OBJECT]->(o:NamedEntity) "
                       "RETURN f.id AS id, s.id AS s, f.relation AS rel, f.verb AS verb, "
-                      "f.year AS year, f.value AS value, o.id AS o")
+                      "f.year AS year, f.value AS value, o.id AS o, "
+                      "v.id + ':' + toString(f.start) AS sentence")
     statement = {r["id"]: (r["s"], r["rel"], r["verb"] or "", r["year"], r["value"], r["o"])
                  for r in rows}
+    sentence = {r["id"]: r["sentence"] for r in rows}
     same: dict[tuple, set[str]] = {}
     for fid, key in statement.items():
         same.setdefault(key, set()).add(fid)
+    told: dict[str, set[str]] = {}
+    for fid, where in sentence.items():
+        told.setdefault(where, set()).add(fid)
     duplicated = {f for ids in same.values() if len(ids) > 1 for f in ids}
     assert duplicated  # control: the example does state facts twice
     hit = False
@@ -351,7 +368,7 @@ def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> Non
         report = new_round(films, seed=seed, generator=PathGenerator(),
                            cfg=SampleConfig(reuse="allow"))
         used = set().union(*round_facts(films, report.round).values())
-        expected = {f for u in used for f in same[statement[u]]}
+        expected = {f for u in used for f in same[statement[u]] | told[sentence[u]]}
         got = previous_facts(films, report.round + 1, SampleConfig(), report.round)
         assert got.previous_facts == expected
         hit = hit or bool(used & duplicated)

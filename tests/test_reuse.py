@@ -289,9 +289,9 @@ def test_rounds_fresh_by_default_prefer_on_request(films: Store,
     r4 = round_facts(store, 4)
     assert heavy.items >= first.items - 1
     # round 1's facts are its items' sentences: another fact of one is as leaked
-    said1 = sentences_of(store, used1)
-    reused = [q for q, f in r4.items() if set(sentences_of(store, f).values())
-              <= set(said1.values())]
+    said = sentences_of(store, used1 | set().union(*r4.values()))
+    said1 = {said[f] for f in used1}
+    reused = [q for q, f in r4.items() if {said[x] for x in f} <= said1]
     assert len(reused) >= 0.8 * len(r4) and len(reused) >= 4
     rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert {r["theta_hash"] for r in rows} == {fresh.theta_hash}
@@ -363,7 +363,7 @@ def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> Non
         told.setdefault(where, set()).add(fid)
     duplicated = {f for ids in same.values() if len(ids) > 1 for f in ids}
     assert duplicated  # control: the example does state facts twice
-    hit = False
+    hit = shared = False
     for seed in range(1, 9):
         report = new_round(films, seed=seed, generator=PathGenerator(),
                            cfg=SampleConfig(reuse="allow"))
@@ -372,4 +372,7 @@ def test_previous_facts_include_every_fact_stating_the_same(films: Store) -> Non
         got = previous_facts(films, report.round + 1, SampleConfig(), report.round)
         assert got.previous_facts == expected
         hit = hit or bool(used & duplicated)
+        # control: some round used a sentence that states another fact too
+        shared = shared or bool({f for u in used for f in told[sentence[u]]} - used)
     assert hit and expected  # some round used a fact stated twice
+    assert shared

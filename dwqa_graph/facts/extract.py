@@ -189,6 +189,13 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
     Manchester United" (2009) beside a 2021 signing for Real Madrid keeps its phrase, which
     says which, but not its core "signed for Real Madrid". A sentence telling the same event
     again with its year keeps it; a sentence without a year is no evidence either way."""
+    # the page's verbs by (lemma, object), each with its sentence, years and entities: an
+    # event looks up its own instead of scanning every verb of the page
+    verbs: dict[tuple[str, str | None], list[tuple[int, frozenset[int], set[str]]]] = {}
+    for start, t in trace.items():
+        for v in t.verbs:
+            verbs.setdefault((v.lemma, v.obj), []).append((start, t.years, set(v.entities)))
+
     def told_again(f: Fact, phrase: str) -> bool:
         own = trace.get(f.start)
         if own is None:
@@ -199,10 +206,8 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
                      if i != f.subject.id and words in phrase}
             if mine.lemma != lemma or f.subject.id not in mine.entities or not named:
                 continue
-            if any(start != f.start and f.year not in t.years and other.lemma == lemma
-                   and other.obj == mine.obj and f.subject.id in other.entities
-                   and named <= other.entities.keys()
-                   for start, t in trace.items() for other in t.verbs):
+            if any(start != f.start and f.year not in years and f.subject.id in ids
+                   and named <= ids for start, years, ids in verbs[(lemma, mine.obj)]):
                 return True
         return False
 

@@ -20,6 +20,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from dwqa_graph.claims.extract import extract_claims
+from dwqa_graph.facts.cluster import batches
+from dwqa_graph.facts.extractor import MAX_VERSION_CHARS
 from dwqa_graph.facts.extractors.corenlp import offline_extractor_id
 from dwqa_graph.facts.stage import FactsReport, extract_facts
 from dwqa_graph.graph.store import Store
@@ -156,6 +158,31 @@ def test_a_cluster_that_cannot_read_leaves_versions_pending_and_a_rerun_resumes(
     good = extract_facts(store, dask=cluster.scheduler_address)
     assert good.versions == total and good.reader_failures == 0 and good.facts > 0
     assert unread(store) == 0
+
+
+def test_batches_hold_about_equal_text_in_order() -> None:
+    """Full pages of very different lengths and short paragraphs: every batch within both
+    bounds (a page over the character bound alone), the versions in their order, none lost."""
+    web = SHARED / "freshqa-wiki" / "web"
+    pages = sorted(web.glob("*.html"))[:12]
+    versions = [{"id": f"p{i}", "text": extract(f.read_text(encoding="utf-8")).text or ""}
+                for i, f in enumerate(pages)]
+    versions += [{"id": f"h{i}", "text": "A paragraph of a short lead. " * 20}
+                 for i in range(150)]
+    versions.append({"id": "empty", "text": None})
+    lengths = [min(len(v["text"] or ""), MAX_VERSION_CHARS) for v in versions]
+    # the positive control: the pages differ by more than a batch, and some pass the bound
+    assert max(lengths) > 40_000 > min(lengths[:12])
+    got = list(batches(versions, max_chars=40_000, max_versions=64))
+    assert [v["id"] for b in got for v in b] == [v["id"] for v in versions]
+    for b in got:
+        size = sum(min(len(v["text"] or ""), MAX_VERSION_CHARS) for v in b)
+        assert len(b) <= 64 and (size <= 40_000 or len(b) == 1)
+    # a batch is closed only when the next version would not fit
+    for a, b in zip(got, got[1:], strict=False):
+        size = sum(min(len(v["text"] or ""), MAX_VERSION_CHARS) for v in a + b[:1])
+        assert len(a) == 64 or size > 40_000
+    assert any(len(b) == 64 for b in got) and any(len(b) == 1 for b in got)
 
 
 def test_no_scheduler_is_a_clear_error(store: Store) -> None:

@@ -1,9 +1,9 @@
 """The facts stage on a Dask distributed cluster (``dwqa facts --dask ADDRESS``).
 
 The driver keeps the stage's loop (``stage.run_extractor``): which versions are pending, the
-write plan, its transactions, the report. Only the reading moves: pending
-versions go to the cluster in batches of ``BATCH_VERSIONS``; each worker process reads them
-with its own long-lived CoreNLP (started at its first batch, closed when the worker stops:
+write plan, its transactions, the report. Only the reading moves: pending versions go to the
+cluster in batches of about equal text (``batches``); each worker process reads them with
+its own long-lived CoreNLP (started at its first batch, closed when the worker stops:
 ``CoreNLPReader``, a Dask worker plugin); the driver gets each batch's facts back in input
 order and writes them as a local run would. Same reader code, same rules, same plan: the
 same facts with the same ids.
@@ -32,14 +32,19 @@ from typing import Any
 from distributed import Client, Future, WorkerPlugin, get_worker
 
 from dwqa_graph.errors import ServiceError, UsageError
-from dwqa_graph.facts.extractor import FactExtractor, Reading, Unread
+from dwqa_graph.facts.extractor import MAX_VERSION_CHARS, FactExtractor, Reading, Unread
 from dwqa_graph.facts.extractors.corenlp import CoreNLPExtractor, offline_extractor_id
 from dwqa_graph.language.corenlp import CoreNLP
 
-#: Versions per task: large enough that a task's overhead (a round trip to the scheduler,
-#: pickling the texts) is small against reading ~8 full pages (~2 s each per core), small
-#: enough that a lost task costs little and two workers stay busy on a few hundred pages.
-BATCH_VERSIONS = 8
+#: Characters of text per task (each version counted up to what the reader reads,
+#: ``MAX_VERSION_CHARS``): about 7,000 tokens, a few seconds of one core. Large enough that a
+#: task's overhead (a round trip to the scheduler, pickling the texts) is small against it;
+#: small enough that a lost task costs little and that the workers finish together: batches
+#: of 8 full pages, whatever their length, left one of two workers idle for the last tenth
+#: of a run (a full page is 2,000 to 120,000 characters).
+BATCH_CHARS = 40_000
+#: Versions per task at most: a paragraph corpus's versions are ~600 characters.
+BATCH_VERSIONS = 64
 #: Batches in flight per worker thread: one being read, one queued on the worker so that it
 #: never waits for the driver between batches.
 BATCHES_PER_WORKER = 2
@@ -92,6 +97,24 @@ class CoreNLPReader(WorkerPlugin):
         return self.reader
 
 
+def batches(versions: Iterable[dict[str, Any]], max_chars: int = BATCH_CHARS,
+            max_versions: int = BATCH_VERSIONS) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive ``versions`` (rows with a ``text``) in batches of at most ``max_versions``
+    versions and ``max_chars`` characters of what the reader reads of them; a version longer
+    than that is a batch of its own. In order: the stage writes what comes back in order."""
+    batch: list[dict[str, Any]] = []
+    size = 0
+    for v in versions:
+        n = min(len(v.get("text") or ""), MAX_VERSION_CHARS)
+        if batch and (len(batch) >= max_versions or size + n > max_chars):
+            yield batch
+            batch, size = [], 0
+        batch.append(v)
+        size += n
+    if batch:
+        yield batch
+
+
 def read_batch(batch: list[dict[str, Any]], key: str,
                ) -> tuple[list[tuple[str, Reading | Unread]], dict[str, int]]:
     """Run on a worker: each version of ``batch`` (rows of ``facts/pending``) with what its
@@ -123,7 +146,8 @@ class ClusterExtractor(FactExtractor):
     family = CoreNLPExtractor.family
 
     def __init__(self, address: str | None = None, *, client: Client | None = None,
-                 threads: int | None = None, batch_versions: int = BATCH_VERSIONS) -> None:
+                 threads: int | None = None, batch_chars: int = BATCH_CHARS,
+                 batch_versions: int = BATCH_VERSIONS) -> None:
         super().__init__()
         self._own = client is None
         if client is None:
@@ -146,6 +170,7 @@ class ClusterExtractor(FactExtractor):
                                f"{CONNECT_TIMEOUT_S:.0f}s: start one with `dask worker "
                                "ADDRESS`") from exc
         self.client.register_plugin(CoreNLPReader(threads), name=PLUGIN_NAME)
+        self.batch_chars = batch_chars
         self.batch_versions = batch_versions
         self._counts = {"sentences_skipped": 0, "sentences_unread": 0, "worker_restarts": 0}
         self.lost_batches = 0
@@ -163,7 +188,6 @@ class ClusterExtractor(FactExtractor):
                                                                         Reading | Unread]]:
         key = self.key
         window: deque[tuple[list[dict[str, Any]], Future]] = deque()
-        batch: list[dict[str, Any]] = []
 
         def submit(b: list[dict[str, Any]]) -> None:
             # pure=False: a batch tried again after its worker died is read again, not
@@ -191,16 +215,11 @@ class ClusterExtractor(FactExtractor):
                 yield v, by_id[v["id"]]
 
         slots = self._slots()
-        for v in versions:
-            # The texts travel to the worker; the driver keeps only what it writes.
-            batch.append(v)
-            if len(batch) >= self.batch_versions:
-                submit(batch)
-                batch = []
-                while len(window) >= slots:
-                    yield from settle()
-        if batch:
-            submit(batch)
+        # The texts travel to the worker; the driver keeps only what it writes.
+        for b in batches(versions, self.batch_chars, self.batch_versions):
+            submit(b)
+            while len(window) >= slots:
+                yield from settle()
         while window:
             yield from settle()
 

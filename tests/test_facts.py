@@ -1566,6 +1566,20 @@ def page_events(nlp: CoreNLP, title: str, *sentences: str) -> set[tuple[str | No
     return {(f.phrase, f.year) for f in got.facts if f.relation == "event"}
 
 
+def test_an_object_after_a_comma_is_an_aside_not_the_events_object(nlp: CoreNLP) -> None:
+    """Review R46: "partnered with Arnold Schwarzenegger in 2018 to found Ladder, a company
+    that developed nutritional supplements" -- the parser makes "company" the object of
+    "partnered", and the phrase was cut to "... to found Ladder, a company". Control: the
+    object right after its verb."""
+    lead = "Kevin Marsh (born March 2, 1985) is an American basketball player."
+    events = page_events(
+        nlp, "Kevin Marsh", lead, "Marsh partnered with Arnold Schwarzenegger in 2018 to found "
+        "Ladder, a company that developed nutritional supplements to help athletes.",
+        "In 2019, Marsh bought a restaurant in Akron.")
+    assert not any(p and "company" in p for p, _ in events), events
+    assert ("bought a restaurant in Akron", 2019) in events
+
+
 def test_an_event_the_page_tells_again_in_another_year_is_no_event(nlp: CoreNLP) -> None:
     """Review R44c: "How many years after LeBron James signed with the Cavaliers did he ...?"
     -- his page dates a signing with the Cavaliers in 2016 and, sentences away, a re-signing
@@ -1607,3 +1621,16 @@ def test_an_event_the_page_tells_again_in_another_year_is_no_event(nlp: CoreNLP)
     assert captain not in page_events(
         nlp, "Kevin Marsh", lead, "In 2019, Marsh became the captain of the Cleveland Cavaliers.",
         "In 2021, Marsh became the captain of the Cleveland Cavaliers again.")
+    # review R46: an event without an object is told again by the verb with one ("re-signed
+    # with the Lakers" in 2020 and 2024, "signed a contract extension with the Lakers" in
+    # 2022); the extension, which has its object, is still one event, and so is a re-signing
+    # whose team the other verb does not name
+    resigned = ("re-signed with the Cleveland Cavaliers", 2020)
+    extension = ("signed a contract extension with the Cleveland Cavaliers", 2022)
+    events = page_events(
+        nlp, "Kevin Marsh", lead, "In 2020, Marsh re-signed with the Cleveland Cavaliers.",
+        "In 2022, Marsh signed a contract extension with the Cleveland Cavaliers.")
+    assert resigned not in events and extension in events
+    assert resigned in page_events(
+        nlp, "Kevin Marsh", lead, "In 2020, Marsh re-signed with the Cleveland Cavaliers.",
+        "In 2022, Marsh signed a contract extension with the Boston Celtics.")

@@ -50,7 +50,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "46"
+RULES_VERSION = "47"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -179,6 +179,10 @@ def _governing_verbs(sent: Sentence, s: Span) -> set[int]:
     return out
 
 
+#: ``repeated_events``' key for a verb whatever its object (not a lemma: it has a space).
+ANY_OBJECT = "any object"
+
+
 def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[Fact]:
     """``facts`` without the events their page tells again in another year, and without
     the cores (``short_phrase``) it does: a verb of another dated sentence, in none of the
@@ -187,14 +191,19 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
     phrase names. "signed with the Cavaliers" (2016) is then one of two signings, and a
     question naming it has two answers; "signed for Real Madrid in a record transfer from
     Manchester United" (2009) beside a 2021 signing for Real Madrid keeps its phrase, which
-    says which, but not its core "signed for Real Madrid". A sentence telling the same event
-    again with its year keeps it; a sentence without a year is no evidence either way."""
-    # the page's verbs by (lemma, object), each with its sentence, years and entities: an
-    # event looks up its own instead of scanning every verb of the page
+    says which, but not its core "signed for Real Madrid". An event without an object is
+    told again by the verb with any object: "re-signed with the Lakers" (2020) is one of
+    "signed a contract extension with the Lakers" (2022) too (review R46). A sentence
+    telling the same event again with its year keeps it; a sentence without a year is no
+    evidence either way."""
+    # the page's verbs by (lemma, object), and by lemma alone, each with its sentence,
+    # years and entities: an event looks up its own instead of scanning every verb
     verbs: dict[tuple[str, str | None], list[tuple[int, frozenset[int], set[str]]]] = {}
     for start, t in trace.items():
         for v in t.verbs:
-            verbs.setdefault((v.lemma, v.obj), []).append((start, t.years, set(v.entities)))
+            told = (start, t.years, set(v.entities))
+            verbs.setdefault((v.lemma, v.obj), []).append(told)
+            verbs.setdefault((v.lemma, ANY_OBJECT), []).append(told)
 
     def told_again(f: Fact, phrase: str) -> bool:
         own = trace.get(f.start)
@@ -207,7 +216,8 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
             if mine.lemma != lemma or f.subject.id not in mine.entities or not named:
                 continue
             if any(start != f.start and f.year not in years and f.subject.id in ids
-                   and named <= ids for start, years, ids in verbs[(lemma, mine.obj)]):
+                   and named <= ids
+                   for start, years, ids in verbs[(lemma, mine.obj or ANY_OBJECT)]):
                 return True
         return False
 
@@ -768,6 +778,11 @@ def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int]
             if not any(r.startswith("conj") and h in sent.deps(v, "obj") for r, h in sent.heads(o))]
     if len(objs) > 1 and any(sent.token(k).word == ","
                              for k in range(min(objs), max(objs))):
+        return None, None
+    # so is an object after a comma: an aside the parser hung on the verb ("partnered with
+    # Arnold Schwarzenegger in 2018 to found Ladder[, a company that ...]": "company" read
+    # as what he partnered; review R46)
+    if any(sent.token(k - 1).word == "," for o in objs if (k := min(_subtree(sent, o))) > 1):
         return None, None
     keep = {v}
     for d in sent.deps(v, "aux", "aux:pass", "compound:prt", "obj", "iobj", "xcomp"):

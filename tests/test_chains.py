@@ -291,6 +291,34 @@ def test_a_round_asked_for_deeper_items_gives_them(films: Store) -> None:
     assert rep2.hops == {"2": len(rows2)}
 
 
+#: A studio whose founding sentence names its founder too, and whose credit its page tells
+#: again; and one whose date and credit only different sentences state (the control).
+FOUNDERS = {
+    "Nordvik Studios": "Nordvik Studios is a Valmoran film studio.\n"
+                       "Anton Brell founded Nordvik Studios in 1949.\n"
+                       "Nordvik Studios was founded by Anton Brell, the son of a printer.",
+    "Anton Brell": "Anton Brell (born 3 May 1904) was a Valmoran film producer.",
+    "Kestrel Pictures": "Kestrel Pictures is a Valmoran film studio.\n"
+                        "Kestrel Pictures was founded in 1962.\n"
+                        "Kestrel Pictures was founded by Lise Marrow.",
+    "Lise Marrow": "Lise Marrow (born 9 June 1921) was a Valmoran film producer.",
+}
+
+
+def test_a_credit_its_works_date_sentence_states_is_no_hop(store: Store, nlp: CoreNLP,
+                                                          tmp_path: Path) -> None:
+    """"SpaceX was founded how many years after the birth year of its founder Elon Musk?" was
+    counted three hops: the credit was read from another sentence than "Musk founded SpaceX
+    in May 2002", which states it with the date. The path takes the reading from the fewest
+    sentences; where only separate sentences state the date and the credit, three it is."""
+    build_facts(store, nlp, tmp_path, FOUNDERS)
+    makers = {p.facts[1].subject: p for g in load_path_graphs(store, t=10**9)
+              for p in g.paths if p.form == "temporal" and len(p.facts) == 3}
+    assert set(makers) >= {"Nordvik Studios", "Kestrel Pictures"}, makers
+    assert hops(makers["Nordvik Studios"]) == 2
+    assert hops(makers["Kestrel Pictures"]) == 3  # the control
+
+
 #: A film whose writing credit is shared with a playwright the reader makes no entity of
 #: ("the playwright Jon Sedlak": the parser makes "playwright" the conjunct), and a film
 #: written by the same novelist alone (the control).

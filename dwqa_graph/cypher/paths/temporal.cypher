@@ -19,7 +19,7 @@ CALL (g) {
       AND (f2.relation <> 'event' OR f2.phrase IS NOT NULL)
       AND NOT s.generic AND COUNT { (s)-[:SUBJECT_OF]->() } <= 1
       AND NOT (f1.relation = 'event' AND f2.relation = 'event')
-    RETURN s, null AS work, f1, f2, [] AS links
+    RETURN s, null AS work, f1, f2, [] AS links, 2 AS spread
     UNION
     // two events: every two askable ones (worded, one year) of the subject, in different
     // years. The events are grouped by year once and each group paired with the later ones.
@@ -44,7 +44,7 @@ CALL (g) {
     UNWIND years[i] AS a
     UNWIND years[j] AS b
     WITH s, a, b WHERE NOT (a.v = b.v AND a.f.start = b.f.start)
-    RETURN s, null AS work, a.f AS f1, b.f AS f2, [] AS links
+    RETURN s, null AS work, a.f AS f1, b.f AS f2, [] AS links, 2 AS spread
     UNION
     MATCH (v0:DocumentVersion)<-[:READ_FROM]-(l:Fact)-[:OBJECT]->(s:NamedEntity),
           (l)-[:SUBJECT]->(work:NamedEntity)
@@ -61,11 +61,17 @@ CALL (g) {
     WHERE v1.id IN g.versions AND v2.id IN g.versions AND f2.relation IN $works
       AND f1.year IS NOT NULL AND f2.year IS NOT NULL
       AND NOT (v1 = v2 AND f1.start = f2.start)
-    RETURN s, work, f1, f2, [l.id] AS links
+    // the sentences the three facts come from: a credit its work's date's sentence states
+    // too ("Musk founded SpaceX in May 2002") is no hop of its own
+    WITH s, work, f1, f2, l, [v1.id + ':' + f1.start, v2.id + ':' + f2.start,
+                              v0.id + ':' + l.start] AS at
+    RETURN s, work, f1, f2, [l.id] AS links,
+           size(reduce(seen = [], x IN at | CASE WHEN x IN seen THEN seen ELSE seen + x END))
+             AS spread
   }
   // each date is the only year of its relation (an event: of its phrase) for its subject:
   // the relations with one year are listed once per subject, not searched once per pair
-  WITH g, s, collect({work: work, f1: f1, f2: f2, links: links}) AS found
+  WITH g, s, collect({work: work, f1: f1, f2: f2, links: links, spread: spread}) AS found
   CALL (g, s) {
     MATCH (s)<-[:SUBJECT]-(h:Fact)-[:READ_FROM]->(w:DocumentVersion)
     WHERE w.id IN g.versions
@@ -75,7 +81,8 @@ CALL (g) {
     RETURN collect([relation, phrase]) AS one_year
   }
   UNWIND found AS p
-  WITH g, s, p.work AS work, p.f1 AS f1, p.f2 AS f2, p.links AS links, one_year
+  WITH g, s, p.work AS work, p.f1 AS f1, p.f2 AS f2, p.links AS links, p.spread AS spread,
+       one_year
   WHERE [f1.relation, coalesce(f1.phrase, '')] IN one_year
     // the second date: one year for its relation (and its object: "won the Oscar"), of the
     // work where it is the work's
@@ -98,7 +105,9 @@ CALL (g) {
           MATCH (s)<-[:SUBJECT]-(d:Fact {relation: 'died'})-[:READ_FROM]->(w:DocumentVersion)
           WHERE w.id IN g.versions AND d.year IS NOT NULL
             AND d.year < coalesce(f2.year, toInteger(left(f2.when, 4))) })
-  WITH g, s, work, f1, f2, links ORDER BY f1.id, f2.id, links  // a fixed choice
+  // a fixed choice, from the fewest sentences: the path's hops are the sentences a reader
+  // needs, and a credit told again in another sentence adds none
+  WITH g, s, work, f1, f2, links ORDER BY spread, f1.id, f2.id, links
   WITH g, s, work, f1.relation AS r1, f2.relation AS r2, f1.phrase AS p1, f2.phrase AS p2,
        collect([f1.id, f2.id] + links) AS alternatives
   RETURN 'temporal' AS form, alternatives[0] AS facts, work.id AS link

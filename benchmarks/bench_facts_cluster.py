@@ -142,7 +142,8 @@ def main() -> None:
     for row in rows:
         speeds.setdefault(row["workers"], []).append(row["tokens_per_s"])
     if len(speeds) >= 2:
-        (few, slow), (many, fast) = sorted(speeds.items())[0], sorted(speeds.items())[-1]
+        ordered = sorted(speeds.items())
+        (few, slow), (many, fast) = ordered[0], ordered[-1]
         ratio = statistics.median(fast) / statistics.median(slow)
         print(f"throughput {many} vs {few} workers (median of {len(fast)} and {len(slow)} "
               f"runs): {ratio:.2f}x (target >= 1.7); same facts: "

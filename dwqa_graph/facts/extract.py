@@ -179,10 +179,6 @@ def _governing_verbs(sent: Sentence, s: Span) -> set[int]:
     return out
 
 
-#: ``repeated_events``' key for a verb whatever its object (not a lemma: it has a space).
-ANY_OBJECT = "any object"
-
-
 def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[Fact]:
     """``facts`` without the events their page tells again in another year, and without
     the cores (``short_phrase``) it does: a verb of another dated sentence, in none of the
@@ -196,14 +192,17 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
     "signed a contract extension with the Lakers" (2022) too (review R46). A sentence
     telling the same event again with its year keeps it; a sentence without a year is no
     evidence either way."""
-    # the page's verbs by (lemma, object), and by lemma alone, each with its sentence,
-    # years and entities: an event looks up its own instead of scanning every verb
-    verbs: dict[tuple[str, str | None], list[tuple[int, frozenset[int], set[str]]]] = {}
+    # the page's verbs by (lemma, object) and by lemma, each with its sentence, years and
+    # entities: an event looks up its own instead of scanning every verb
+    Told = list[tuple[int, frozenset[int], set[str]]]
+    by_object: dict[tuple[str, str], Told] = {}
+    by_lemma: dict[str, Told] = {}
     for start, t in trace.items():
         for v in t.verbs:
             told = (start, t.years, set(v.entities))
-            verbs.setdefault((v.lemma, v.obj), []).append(told)
-            verbs.setdefault((v.lemma, ANY_OBJECT), []).append(told)
+            by_lemma.setdefault(v.lemma, []).append(told)
+            if v.obj is not None:
+                by_object.setdefault((v.lemma, v.obj), []).append(told)
 
     def told_again(f: Fact, phrase: str) -> bool:
         own = trace.get(f.start)
@@ -217,7 +216,8 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
                 continue
             if any(start != f.start and f.year not in years and f.subject.id in ids
                    and named <= ids
-                   for start, years, ids in verbs[(lemma, mine.obj or ANY_OBJECT)]):
+                   for start, years, ids in (by_object[(lemma, mine.obj)] if mine.obj
+                                             else by_lemma[lemma])):
                 return True
         return False
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -21,7 +22,7 @@ from dwqa_graph.language.corenlp import CoreNLP
 from dwqa_graph.rounds.forms import describe, hops
 from dwqa_graph.rounds.forms.base import Path as FactPath, PathFact, PathGraph
 from dwqa_graph.rounds.path_generate import PathGenerator, path_problems
-from dwqa_graph.rounds.paths import load_path_graphs
+from dwqa_graph.rounds.paths import description_rows, load_path_graphs
 from dwqa_graph.rounds.render import Unworded, render
 from dwqa_graph.rounds.round import export_rows, new_round, show_round
 from dwqa_graph.rounds.sampling import SampleConfig
@@ -289,6 +290,60 @@ def test_a_round_asked_for_deeper_items_gives_them(films: Store) -> None:
     rows2 = export_rows(films, rep2.round)
     assert rows2 and all(r["hops"] == 2 for r in rows2)
     assert rep2.hops == {"2": len(rows2)}
+
+
+def test_a_description_fits_one_entity_of_the_whole_database(films: Store) -> None:
+    """A reader searches the web for a description, not one seed graph: "the work written
+    by a person who died in Valmora" fits the one film of a seed graph holding only Halvard
+    Ostrem's page and his film's, and three films of the database (Ruth Aldane died there
+    too). Every description is checked here by brute force over every fact of the database,
+    and the control finds the descriptions a check within one seed graph would let through."""
+    graphs = [{"query_id": h["query_id"], "versions": [d["version_id"] for d in h["documents"]]}
+              for h in films.query("paths/graphs", t=10**9, dataset=None, ids=None)]
+    rows = description_rows(films, graphs)
+    facts = {r["id"]: r for r in films.read(
+        "MATCH (f:Fact)-[:SUBJECT]->(s:NamedEntity) OPTIONAL MATCH (f)-[:OBJECT]->(o:NamedEntity) "
+        "RETURN f.id AS id, f.relation AS relation, s.id AS subject, s.type AS type, "
+        "o.id AS object, f.year AS year, f.version_id AS version, "
+        "coalesce(f.uncertain, false) AS uncertain")}
+
+    def key(f: dict[str, Any]) -> str:
+        return f["object"] or str(f["year"])
+
+    def fitting(first: dict[str, Any], second: dict[str, Any],
+                within: frozenset[str] | None = None) -> set[str]:
+        """The entities of ``first``'s subject's type the description fits, among the facts
+        read from ``within`` (None: every version of the database)."""
+        among = [f for f in facts.values() if within is None or f["version"] in within]
+        if second["subject"] == first["object"]:  # through a maker
+            makers = {f["subject"] for f in among
+                      if f["relation"] == second["relation"] and key(f) == key(second)}
+            return {f["subject"] for f in among if f["relation"] == first["relation"]
+                    and f["type"] == first["type"] and f["object"] in makers}
+        return {f["subject"] for f in among if f["relation"] == first["relation"]
+                and f["type"] == first["type"] and key(f) == key(first)} & {
+            f["subject"] for f in among if f["relation"] == second["relation"]
+            and key(f) == key(second)}
+
+    for r in rows:
+        first, second = (facts[i] for i in r["facts"])
+        assert fitting(first, second) == {r["entity"]}, r
+    # the control: descriptions through a maker that fit one entity of their seed graph and
+    # several of the database -- what the check exists for -- and none of them is listed
+    only_here = {
+        (g["query_id"], d1["subject"], d1["relation"], d2["relation"], key(d2))
+        for g in graphs for d1 in facts.values() for d2 in facts.values()
+        if d1["version"] in g["versions"] and d2["version"] in g["versions"]
+        and d1["version"] != d2["version"] and not (d1["uncertain"] or d2["uncertain"])
+        and d1["relation"] in describe.MAKERS and d2["relation"] in describe.MAKER_FACTS
+        and d2["subject"] == d1["object"]
+        and fitting(d1, d2, frozenset(g["versions"])) == {d1["subject"]}
+        and len(fitting(d1, d2)) > 1}
+    assert only_here
+    listed = {(r["query_id"], r["entity"], facts[r["facts"][0]]["relation"],
+               facts[r["facts"][1]]["relation"], key(facts[r["facts"][1]])) for r in rows}
+    assert not only_here & listed
+    assert any(len(r["facts"]) == 2 for r in rows)  # and the example still describes some
 
 
 #: A studio whose founding sentence names its founder too, and whose credit its page tells

@@ -15,7 +15,7 @@ seed graph, enumerated in Cypher, one query per question form (``rounds/forms/``
   spouse of the director of Titanic die?"), each hop unique in the graph.
 
 A bridge or chain whose first entity has a description (two of its facts from different
-documents no other entity of its type in the graph has both of) is also a candidate with the
+documents no other entity of its type in the database has both of) is also a candidate with the
 entity named by the description (``forms/describe.py``): ``Path.constraints`` counts them.
 
 The pool of a graph is every such path; round t draws one with r_i,t (``draw``), and fresh

@@ -1,9 +1,11 @@
 // Descriptions: an entity picked out by two of its facts from different documents instead of
 // its name ("the film released in 1997 and written by James Cameron"), listed only where
-// exactly one entity of its type in the seed graph has both (the same relation to the same
-// object, or in the same year). Every fact of the graph counts against a description, even
-// one the reader marked uncertain; a description itself uses none of those. The entity is not
-// generic and no two pages' subject. Row: query_id, entity, facts [two fact ids].
+// exactly one entity of its type has both (the same relation to the same object, or in the
+// same year) -- in the whole database, not only in the seed graph: a reader looks for the
+// description on the web, where the other seed graphs' pages are too. Every fact counts
+// against a description, even one the reader marked uncertain; a description itself uses
+// none of those. The entity is not generic and no two pages' subject.
+// Row: query_id, entity, facts [two fact ids].
 // Parameters: $graphs [{query_id, versions}], $describe (relations a description states).
 UNWIND $graphs AS g
 CALL (g) {
@@ -19,9 +21,8 @@ CALL (g) {
        coalesce([(d2)-[:OBJECT]->(y:NamedEntity) WHERE NOT y.generic | y.id][0],
                 toString(d2.year)) AS k2
   WHERE k1 IS NOT NULL AND k2 IS NOT NULL AND k1 <> e.id AND k2 <> e.id
-    AND COUNT { MATCH (x:NamedEntity)<-[:SUBJECT]-(h1:Fact)-[:READ_FROM]->(w1:DocumentVersion),
-                      (x)<-[:SUBJECT]-(h2:Fact)-[:READ_FROM]->(w2:DocumentVersion)
-                WHERE x.type = e.type AND w1.id IN g.versions AND w2.id IN g.versions
+    AND COUNT { MATCH (x:NamedEntity)<-[:SUBJECT]-(h1:Fact), (x)<-[:SUBJECT]-(h2:Fact)
+                WHERE x.type = e.type
                   AND h1.relation = d1.relation AND h2.relation = d2.relation
                   AND coalesce([(h1)-[:OBJECT]->(y:NamedEntity) | y.id][0],
                                toString(h1.year)) = k1

@@ -1,8 +1,9 @@
 // Descriptions through a maker: an entity picked out by who made it and one fact of that maker
 // read from another document ("the film written by a person born in Kellhaven"), listed only
-// where exactly one entity of its type in the seed graph has a maker of that relation with that
-// fact (the same relation to the same object, or in the same year). As in descriptions.cypher,
-// every fact of the graph counts against it, a description uses no uncertain fact, and the
+// where exactly one entity of its type in the whole database has a maker of that relation with
+// that fact (the same relation to the same object, or in the same year): a novelist born there
+// who wrote two films, one in another seed graph, describes neither. As in descriptions.cypher,
+// every fact counts against it, a description uses no uncertain fact, and the
 // entity is not generic and no two pages' subject; the maker is not the entity and not generic.
 // Row: query_id, entity, facts [the entity's fact naming the maker, the maker's fact].
 // Parameters: $graphs [{query_id, versions}], $makers (relations to a maker), $describe
@@ -21,9 +22,8 @@ CALL (g) {
                 toString(d2.year)) AS k2
   WHERE k2 IS NOT NULL AND k2 <> e.id AND k2 <> y.id
     AND COUNT { MATCH (x:NamedEntity)<-[:SUBJECT]-(h1:Fact)-[:OBJECT]->(z:NamedEntity)
-                      <-[:SUBJECT]-(h2:Fact)-[:READ_FROM]->(w2:DocumentVersion),
-                      (h1)-[:READ_FROM]->(w1:DocumentVersion)
-                WHERE x.type = e.type AND w1.id IN g.versions AND w2.id IN g.versions
+                      <-[:SUBJECT]-(h2:Fact)
+                WHERE x.type = e.type
                   AND h1.relation = d1.relation AND h2.relation = d2.relation
                   AND coalesce([(h2)-[:OBJECT]->(o:NamedEntity) | o.id][0],
                                toString(h2.year)) = k2

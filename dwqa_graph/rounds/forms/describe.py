@@ -1,5 +1,6 @@
 """Descriptions: an entity a question names by two facts from different documents instead
-of its name, where exactly one entity of its type in the seed graph fits them:
+of its name, where exactly one entity of its type in the database fits them (not only in
+the seed graph: a reader searches the web for the description):
 
 - two of its own facts: "the film released in 1997 and written by James Cameron"
   (``cypher/paths/descriptions.cypher``);

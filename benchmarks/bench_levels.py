@@ -187,11 +187,12 @@ def item_key(row: dict[str, Any]) -> str:
 
 
 def level_rounds(store: Store, ds: str, level: str, rounds: int,
-                 seed0: int) -> dict[str, Any]:
+                 seed0: int, attempts: int | None = None) -> dict[str, Any]:
     """Up to ``rounds`` consecutive fresh rounds of ``ds`` at ``level``; the first steers
     against no round (the round before it is another level's or dataset's), each next one
-    against the one before, as `round new` does."""
-    cfg = SampleConfig(**LEVELS[level])
+    against the one before, as `round new` does. ``attempts``: ``SampleConfig.attempts``
+    (None: its default)."""
+    cfg = SampleConfig(**LEVELS[level], **({} if attempts is None else {"attempts": attempts}))
     made, per_round, items = [], [], {}
     dry = 0
     for i in range(rounds):
@@ -352,6 +353,8 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=0,
                     help="Only the first N items and logs of each corpus and split (0: all).")
     ap.add_argument("--out", type=Path, help="Also write the JSON result here.")
+    ap.add_argument("--attempts", type=int,
+                    help="Draws per graph before it is reported empty (SampleConfig.attempts).")
     ap.add_argument("--review-items", type=Path,
                     help="Write the review split's items here (JSONL).")
     args = ap.parse_args()
@@ -396,7 +399,8 @@ def main() -> None:
                     ds = dataset(corpus, split)
                     measured[ds] = {}
                     for level in LEVELS:
-                        measured[ds][level] = level_rounds(store, ds, level, args.rounds, seed)
+                        measured[ds][level] = level_rounds(store, ds, level, args.rounds, seed,
+                                                           args.attempts)
                         seed += args.rounds
             result["rounds_seconds"] = round(time.perf_counter() - t0, 1)
             if args.review_items and "review" in splits:

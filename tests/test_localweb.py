@@ -20,6 +20,8 @@ from tests.paths import REPO_ROOT
 from .conftest import SHARED, raw_get
 
 EXAMPLES = REPO_ROOT / "examples" / "web"
+#: Every page of the example web (the index reads each).
+PAGES = len(list(EXAMPLES.glob("*.html")))
 REAL_WEB = SHARED / "real-web"
 BRIDGE = "valmora-tram-medieval-bridge-discovery.html"
 FIRE = "solvane-pilot-plant-fire.html"
@@ -189,7 +191,7 @@ def test_process_pool_reads_pages_like_one_process() -> None:
     script = (f"import dwqa_graph.web.localweb as lw\nassert lw._can_fork()\n"
               f"pool = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=2)\n"
               f"one = lw.PageIndex.from_dir({str(EXAMPLES)!r}, workers=1)\n"
-              "assert pool.pages == one.pages and len(one.pages) == 49\n")
+              f"assert pool.pages == one.pages and len(one.pages) == {PAGES}\n")
     done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
@@ -209,7 +211,7 @@ def test_serve_forever_prints_its_url_and_stops_on_ctrl_c() -> None:
     with subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline()
-        m = re.fullmatch(r"serving 49 pages from (\S+) at (http://127\.0\.0\.1:\d+) "
+        m = re.fullmatch(rf"serving {PAGES} pages from (\S+) at (http://127\.0\.0\.1:\d+) "
                          r"\(search: \2/search\?q=\.\.\.&format=json\)\n", line)
         assert m, line
         with httpx.Client(timeout=10) as client:

@@ -1651,3 +1651,33 @@ def test_an_event_the_page_tells_again_in_another_year_is_no_event(nlp: CoreNLP)
     assert resigned in page_events(
         nlp, "Kevin Marsh", lead, "In 2020, Marsh re-signed with the Cleveland Cavaliers.",
         "In 2022, Marsh signed a contract extension with the Boston Celtics.")
+
+
+def test_an_event_the_page_tells_as_a_habit_is_no_event(nlp: CoreNLP) -> None:
+    """Review R48: both panels rejected "At what age did LeBron James opt out of his contract
+    with the Cavaliers?" -- his page dates one opt-out (2018) and says elsewhere, with no
+    year, that "he began opting out, or re-signing, on new contracts after each season".
+    Controls: the same page without the habit keeps the event, and so does one whose habit
+    is another's, another verb's or another object's."""
+    lead = "Kevin Marsh (born March 2, 1985) is an American basketball player."
+    opted = ("opted out of his contract with the Cleveland Cavaliers", 2018)
+    resigned = ("re-signed with the Boston Celtics", 2021)
+    dated = ["In 2018, Marsh opted out of his contract with the Cleveland Cavaliers.",
+             "In 2021, Marsh re-signed with the Boston Celtics."]
+    habit = ("During his second stint in Cleveland, Marsh began opting out, or re-signing, "
+             "on new contracts after each season.")
+    events = page_events(nlp, "Kevin Marsh", lead, *dated, habit)
+    assert opted not in events and resigned not in events  # the habit's verbs, coordinated
+    assert {opted, resigned} <= page_events(nlp, "Kevin Marsh", lead, *dated)
+    assert {opted, resigned} <= page_events(
+        nlp, "Kevin Marsh", lead, *dated,
+        "His teammate Kyrie Irving opted out of his contract after each season.",
+        "Marsh visited a children's hospital in Akron after each season.")
+    # a habit with its object is one of the events with that object only
+    extension = ("signed a contract extension with the Boston Celtics", 2021)
+    assert extension in page_events(
+        nlp, "Kevin Marsh", lead, "In 2021, Marsh signed a contract extension with the Boston "
+        "Celtics.", "Marsh signed autographs after each game.")
+    assert extension not in page_events(
+        nlp, "Kevin Marsh", lead, "In 2021, Marsh signed a contract extension with the Boston "
+        "Celtics.", "Marsh signed a contract extension after each season.")

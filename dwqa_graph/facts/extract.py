@@ -50,7 +50,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "48"
+RULES_VERSION = "49"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -109,10 +109,14 @@ class VerbTrace:
 
 @dataclass(frozen=True)
 class SentenceTrace:
-    """A dated sentence once its passage is read: its verbs and its years."""
+    """A sentence once its passage is read: the verbs and years of a dated one, and the
+    verbs it tells as a habit (``_habitual``, dated or not) with the entities it names."""
 
     verbs: tuple[VerbTrace, ...]
     years: frozenset[int]
+    #: (``fold``ed lemma, object lemma) of each verb told as a habit
+    habits: frozenset[tuple[str, str | None]] = frozenset()
+    named: frozenset[str] = frozenset()
 
 
 def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
@@ -147,18 +151,61 @@ def _trace(sent: Sentence, spans: list[Span], passage: Passage,
            trace: dict[int, SentenceTrace]) -> None:
     years = frozenset(d.year for m in sent.mentions
                       if m.ner == "DATE" and (d := _written_date(m)) is not None)
+    habits = frozenset((fold(sent.token(v).lemma.lower()), _object_lemma(sent, v))
+                       for v in _habitual(sent))
+    named = frozenset(_ref(s).id for s in spans)
     if not years:  # a sentence without a year repeats no event in another year
+        if habits:
+            trace[passage.start + sent.start] = SentenceTrace((), years, habits, named)
         return
     on: dict[int, dict[str, str]] = {}
     for s in spans:
         for v in _governing_verbs(sent, s):
             on.setdefault(v, {})[_ref(s).id] = sent.text_of(passage.text, s.first, s.last)
     trace[passage.start + sent.start] = SentenceTrace(
-        verbs=tuple(VerbTrace(fold(sent.token(v).lemma.lower()),
-                              next((sent.token(o).lemma.lower()
-                                    for o in sent.deps(v, "obj", "xcomp")), None), ents)
+        verbs=tuple(VerbTrace(fold(sent.token(v).lemma.lower()), _object_lemma(sent, v), ents)
                 for v, ents in sorted(on.items())),
-        years=years)
+        years=years, habits=habits, named=named)
+
+
+def _object_lemma(sent: Sentence, v: int) -> str | None:
+    return next((sent.token(o).lemma.lower() for o in sent.deps(v, "obj", "xcomp")), None)
+
+
+#: Adverbs that tell a verb as a habit ("re-signed annually").
+_HABIT_ADVERBS = {"repeatedly", "annually", "regularly", "routinely", "habitually", "yearly"}
+
+
+def _habitual(sent: Sentence) -> set[int]:
+    """The verbs the sentence tells as a habit: a modifier of the verb's own clause
+    determined by "each" or "every", or a habit adverb ("he began opting out, or re-signing,
+    on new contracts after each season"), and the verbs coordinated with one (the modifier
+    after a coordination is both's). Such an event happened more than once, in years the
+    sentence need not give."""
+    out = set()
+    for v in range(1, len(sent.tokens) + 1):
+        if not sent.token(v).pos.startswith("VB"):
+            continue
+        # its modifiers ("after each season", "every year"), not its subject or object
+        # ("each player signed", "thanked each other")
+        todo = [c for r, c in sent.children.get(v, ())
+                if r.split(":")[0] in ("obl", "advmod", "nmod")
+                and not sent.token(c).pos.startswith("VB")]
+        seen = {v, *todo}
+        while todo:
+            for _, c in sent.children.get(todo.pop(), ()):
+                if c not in seen and not sent.token(c).pos.startswith("VB"):
+                    seen.add(c)
+                    todo.append(c)
+        if any((sent.token(i).lemma.lower() in ("each", "every")
+                and any(r == "det" for r, _ in sent.heads(i)))
+               or (sent.token(i).lemma.lower() in _HABIT_ADVERBS
+                   and any(r == "advmod" for r, _ in sent.heads(i))) for i in seen - {v}):
+            out.add(v)
+    return out | {c for v in out for r, c in sent.children.get(v, ()) if r.startswith("conj")
+                  and sent.token(c).pos.startswith("VB")} | {
+        h for v in out for r, h in sent.heads(v) if r.startswith("conj")
+        and h > 0 and sent.token(h).pos.startswith("VB")}
 
 
 def _governing_verbs(sent: Sentence, s: Span) -> set[int]:
@@ -191,13 +238,18 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
     told again by the verb with any object: "re-signed with the Lakers" (2020) is one of
     "signed a contract extension with the Lakers" (2022) too (review R46). A sentence
     telling the same event again with its year keeps it; a sentence without a year is no
-    evidence either way."""
+    evidence either way, unless it tells the verb as a habit of the subject, dated or not
+    (``_habitual``): "he began opting out, or re-signing, on new contracts after each
+    season" leaves no opt-out and no signing of his one event (review R48)."""
     # the page's verbs by (lemma, object) and by lemma, each with its sentence, years and
     # entities: an event looks up its own instead of scanning every verb
     Told = list[tuple[int, frozenset[int], set[str]]]
     by_object: dict[tuple[str, str], Told] = {}
     by_lemma: dict[str, Told] = {}
+    habits: dict[str, list[tuple[int, str | None, frozenset[str]]]] = {}
     for start, t in trace.items():
+        for lemma, obj in t.habits:
+            habits.setdefault(lemma, []).append((start, obj, t.named))
         for v in t.verbs:
             told = (start, t.years, set(v.entities))
             by_lemma.setdefault(v.lemma, []).append(told)
@@ -210,9 +262,16 @@ def repeated_events(facts: list[Fact], trace: dict[int, SentenceTrace]) -> list[
             return False
         lemma = fold(f.verb.split()[0])
         for mine in own.verbs:
+            if mine.lemma != lemma or f.subject.id not in mine.entities:
+                continue
+            # a habit of the subject's, with the same object or either without one
+            if any(start != f.start and f.subject.id in named
+                   and (obj is None or mine.obj is None or obj == mine.obj)
+                   for start, obj, named in habits.get(lemma, ())):
+                return True
             named = {i for i, words in mine.entities.items()
                      if i != f.subject.id and words in phrase}
-            if mine.lemma != lemma or f.subject.id not in mine.entities or not named:
+            if not named:
                 continue
             if any(start != f.start and f.year not in years and f.subject.id in ids
                    and named <= ids

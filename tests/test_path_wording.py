@@ -82,7 +82,7 @@ def test_model_worded_round_replays(films: Store, tmp_path: Path) -> None:
     # "its director" before it names the film, dangling_reference, is tests/test_checks.py's.)
     assert report["items"] == report["graphs"] == 10 and report["no_item_reasons"] == {}
     assert report["rejected_by_reason"] == {"answer_in_question": 1, "llm_reveals": 1,
-                                            "llm_unnamed": 1, "no_shortcut": 12}
+                                            "llm_unnamed": 1, "no_shortcut": 13}
     assert report["llm"]["calls"] == len(FIXTURE["prompts"]) == 13
     assert report["generator"] == "paths-llm:openai-compatible:replay"
     details = {r["id"]: json.loads(r["detail"]) for r in films.read(

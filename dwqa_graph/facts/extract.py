@@ -130,7 +130,7 @@ def read_facts(passage: Passage, sentences: list[Sentence], page: PageResolver,
     for sent in sentences:
         spans = page.spans(sent, passage.text)  # every sentence: pronouns read the one before
         if trace is not None:
-            _trace(sent, spans, passage, trace)
+            _trace(sent, spans, passage, trace, page.subject_span())
         if any(t.lemma.lower() == "respectively" for t in sent.tokens):
             continue
         for f in _sentence_facts(sent, spans, page, passage.text):
@@ -148,12 +148,20 @@ def fold(lemma: str) -> str:
 
 
 def _trace(sent: Sentence, spans: list[Span], passage: Passage,
-           trace: dict[int, SentenceTrace]) -> None:
+           trace: dict[int, SentenceTrace], subject: Span | None = None) -> None:
     years = frozenset(d.year for m in sent.mentions
                       if m.ner == "DATE" and (d := _written_date(m)) is not None)
     habits = frozenset((fold(sent.token(v).lemma.lower()), _object_lemma(sent, v))
                        for v in _habitual(sent))
     named = frozenset(_ref(s).id for s in spans)
+    # a pronoun subject the resolver left (a name before it could be what it stands for:
+    # "..., devised by NBA agent Mark Termini, ..., he began opting out ... after each
+    # season") may still be the page's subject; for a habit, which only drops events, the
+    # doubt counts against them
+    if habits and subject is not None and any(
+            t.pos == "PRP" and any(r in ("nsubj", "nsubj:pass") for r, _ in sent.heads(t.i))
+            for t in sent.tokens):
+        named |= {_ref(subject).id}
     if not years:  # a sentence without a year repeats no event in another year
         if habits:
             trace[passage.start + sent.start] = SentenceTrace((), years, habits, named)

@@ -153,15 +153,17 @@ def _trace(sent: Sentence, spans: list[Span], passage: Passage,
                       if m.ner == "DATE" and (d := _written_date(m)) is not None)
     habits = frozenset((fold(sent.token(v).lemma.lower()), _object_lemma(sent, v))
                        for v in _habitual(sent))
-    named = frozenset(_ref(s).id for s in spans)
-    # a pronoun subject the resolver left (a name before it could be what it stands for:
-    # "..., devised by NBA agent Mark Termini, ..., he began opting out ... after each
-    # season") may still be the page's subject; for a habit, which only drops events, the
-    # doubt counts against them
-    if habits and subject is not None and any(
-            t.pos == "PRP" and any(r in ("nsubj", "nsubj:pass") for r, _ in sent.heads(t.i))
-            for t in sent.tokens):
-        named |= {_ref(subject).id}
+    named: frozenset[str] = frozenset()
+    if habits:  # who the habit may be of
+        named = frozenset(_ref(s).id for s in spans)
+        # a pronoun subject the resolver left (a name before it could be what it stands for:
+        # "..., devised by NBA agent Mark Termini, ..., he began opting out ... after each
+        # season") may still be the page's subject; for a habit, which only drops events,
+        # the doubt counts against them
+        if subject is not None and any(
+                t.pos == "PRP" and any(r in ("nsubj", "nsubj:pass") for r, _ in sent.heads(t.i))
+                for t in sent.tokens):
+            named |= {_ref(subject).id}
     if not years:  # a sentence without a year repeats no event in another year
         if habits:
             trace[passage.start + sent.start] = SentenceTrace((), years, habits, named)
@@ -180,8 +182,10 @@ def _object_lemma(sent: Sentence, v: int) -> str | None:
     return next((sent.token(o).lemma.lower() for o in sent.deps(v, "obj", "xcomp")), None)
 
 
-#: Adverbs that tell a verb as a habit ("re-signed annually").
+#: Adverbs that tell a verb as a habit ("re-signed annually"), and the determiners of a
+#: modifier that do ("after each season").
 _HABIT_ADVERBS = {"repeatedly", "annually", "regularly", "routinely", "habitually", "yearly"}
+_HABIT_DETERMINERS = {"each", "every"}
 
 
 def _habitual(sent: Sentence) -> set[int]:
@@ -190,7 +194,10 @@ def _habitual(sent: Sentence) -> set[int]:
     on new contracts after each season"), and the verbs coordinated with one (the modifier
     after a coordination is both's). Such an event happened more than once, in years the
     sentence need not give."""
-    out = set()
+    out: set[int] = set()
+    # most sentences hold no such word: no verb's clause is walked for them
+    if not any(t.lemma.lower() in _HABIT_ADVERBS | _HABIT_DETERMINERS for t in sent.tokens):
+        return out
     for v in range(1, len(sent.tokens) + 1):
         if not sent.token(v).pos.startswith("VB"):
             continue
@@ -205,7 +212,7 @@ def _habitual(sent: Sentence) -> set[int]:
                 if c not in seen and not sent.token(c).pos.startswith("VB"):
                     seen.add(c)
                     todo.append(c)
-        if any((sent.token(i).lemma.lower() in ("each", "every")
+        if any((sent.token(i).lemma.lower() in _HABIT_DETERMINERS
                 and any(r == "det" for r, _ in sent.heads(i)))
                or (sent.token(i).lemma.lower() in _HABIT_ADVERBS
                    and any(r == "advmod" for r, _ in sent.heads(i))) for i in seen - {v}):

@@ -315,13 +315,16 @@ def test_no_birth_is_paired_with_an_event_after_the_death() -> None:
     late, early = (FactPath(form="temporal", facts=[born, e]) for e in (award, debut))
     g = PathGraph(query_id="q", question="", evidence_round=0, documents=[],
                   paths=[lifespan, late, early])
-    assert "posthumous" in path_problems(g, late, render(late, random.Random(0)), {})
-    assert "posthumous" not in path_problems(g, early, render(early, random.Random(0)), {})
+    # (an age from a day and a year: the age turned in the event's year, a last resort)
+    assert "posthumous" in path_problems(g, late, render(late, random.Random(0), True), {})
+    assert "posthumous" not in path_problems(g, early, render(early, random.Random(0), True),
+                                             {})
     # nor with another event of his life (review R58: a Senate election and a coin)
     career = FactPath(form="temporal", facts=[debut, award])
     assert "posthumous" in path_problems(g, career, render(career, random.Random(0)), {})
     alive = g.model_copy(update={"paths": [late, early, career]})  # no death in the graph
-    assert "posthumous" not in path_problems(alive, late, render(late, random.Random(0)), {})
+    assert "posthumous" not in path_problems(alive, late, render(late, random.Random(0), True),
+                                             {})
     assert "posthumous" not in path_problems(alive, career,
                                              render(career, random.Random(0)), {})
 
@@ -415,17 +418,20 @@ def test_a_credit_needs_the_person_of_its_role() -> None:
 
 def test_a_difference_from_years_says_it_counts_years() -> None:
     """From two years "how old" has two answers: after a birth the question asks the age
-    turned in the event's year (templates 15: no "calendar years after X was born"); with
-    both dates to the day it asks the age, computed to the day."""
+    turned in the event's year (templates 15: no "calendar years after X was born"), and
+    only as a last resort (templates 20: reviewers read it as a fill-in frame); with both
+    dates to the day it asks the age, computed to the day."""
     born = fact("Pelé", "born", year=1940, date="1940", precision="year")
     won = fact("Pelé", "won", object="FIFA World Cup", object_type="MISC", when="1958")
     with pytest.raises(Unworded, match="no_age_wording"):  # no pronoun to say "he won"
-        render(FactPath(form="temporal", facts=[born, won]), random.Random(0))
+        render(FactPath(form="temporal", facts=[born, won]), random.Random(0), True)
     his = [f.model_copy(update={"subject_pronoun": "he"}) for f in (born, won)]
-    got = {(r.question, r.answer) for s in range(10) for r in
-           [render(FactPath(form="temporal", facts=his), random.Random(s))]}
-    assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18"),
-                   ("In the year he won FIFA World Cup, how old did Pelé turn?", "18")}
+    got = {(r.question, r.answer, r.detail.get("last_resort")) for s in range(10) for r in
+           [render(FactPath(form="temporal", facts=his), random.Random(s), True)]}
+    assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18", True),
+                   ("In the year he won FIFA World Cup, how old did Pelé turn?", "18", True)}
+    with pytest.raises(Unworded, match="no_age_wording"):  # not among the plain frames
+        render(FactPath(form="temporal", facts=his), random.Random(0))
     day_born = born.model_copy(update={"date": "1940-10-23", "precision": "day"})
     day_won = won.model_copy(update={"date": "1958-06-29", "precision": "day", "year": 1958})
     got = {(r.question, r.answer) for s in range(30) for r in
@@ -460,7 +466,7 @@ def test_whole_years_are_counted_only_where_the_dates_decide_them() -> None:
     october = june.model_copy(update={"date": "1958-10"})
     he = born.model_copy(update={"subject_pronoun": "he"})
     got = {(r.question, r.answer) for s in range(10) for r in
-           [render(FactPath(form="temporal", facts=[he, october]), random.Random(s))]}
+           [render(FactPath(form="temporal", facts=[he, october]), random.Random(s), True)]}
     assert got == {("What age did Pelé turn in the year he won FIFA World Cup?", "18"),
                    ("In the year he won FIFA World Cup, how old did Pelé turn?", "18")}
 
@@ -720,13 +726,13 @@ def test_an_event_is_asked_as_a_question_clause_where_it_has_a_verb() -> None:
     assert "How many years after being elected to the Senate did Cristiano Ronaldo " \
            "sign for Juventus?" in qs
     # after a birth known by its year: the age turned in the event's year, which needs the
-    # pronoun ("in the year he signed"); without it no wording (templates 15)
+    # pronoun ("in the year he signed"); without it no wording (templates 15); a last resort
     born_y = fact("Cristiano Ronaldo", "born", year=1985, date="1985", precision="year")
     with pytest.raises(Unworded, match="no_age_wording"):
-        render(FactPath(form="temporal", facts=[born_y, b]), random.Random(0))
+        render(FactPath(form="temporal", facts=[born_y, b]), random.Random(0), True)
     his = [f.model_copy(update={"subject_pronoun": "he"}) for f in (born_y, b)]
     got = {(r.question, r.answer) for s in range(60)
-           for r in [render(FactPath(form="temporal", facts=his), random.Random(s))]}
+           for r in [render(FactPath(form="temporal", facts=his), random.Random(s), True)]}
     assert got == {("What age did Cristiano Ronaldo turn in the year he signed for "
                     "Juventus?", "33"), ("How old did Cristiano Ronaldo turn in the year he "
                                          "signed for Juventus?", "33"),
@@ -811,10 +817,11 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
                 subject_pronoun="he")
     quit_ = fact("Edward Snowden", "event", year=2013, phrase="resigned from the CIA",
                  verb="resign", subject_pronoun="he")
-    got = [render(FactPath(form="temporal", facts=[born, quit_]), random.Random(s))
+    got = [render(FactPath(form="temporal", facts=[born, quit_]), random.Random(s), True)
            for s in range(60)]
     qs = {(r.question, r.answer) for r in got}
-    # templates v12: with the pronoun known, a birth is asked only as the age turned ...
+    # templates v12: with the pronoun known, a birth is asked only as the age turned (a
+    # last resort) ...
     assert qs == {("What age did Edward Snowden turn in the year he resigned from the CIA?",
                    "30"),
                   ("How old did Edward Snowden turn in the year he resigned from the CIA?",
@@ -839,10 +846,10 @@ def test_a_subject_is_named_once_then_by_its_pronoun() -> None:
     # as a frame)
     bare = [f.model_copy(update={"subject_pronoun": None}) for f in (born, quit_)]
     with pytest.raises(Unworded, match="no_age_wording"):
-        render(FactPath(form="temporal", facts=bare), random.Random(0))
+        render(FactPath(form="temporal", facts=bare), random.Random(0), True)
     she = [f.model_copy(update={"subject": "Maura Healey", "subject_id": "mh",
                                 "subject_pronoun": "she"}) for f in (born, quit_)]
-    qs = {render(FactPath(form="temporal", facts=she), random.Random(s)).question
+    qs = {render(FactPath(form="temporal", facts=she), random.Random(s), True).question
           for s in range(60)}
     assert qs == {"What age did Maura Healey turn in the year she resigned from the CIA?",
                   "How old did Maura Healey turn in the year she resigned from the CIA?",
@@ -902,10 +909,11 @@ def test_a_models_spare_paths_leave_every_graph_its_first(store: Store, nlp: Cor
     """Path generator 4: three seed graphs on one page of three paths all reach the model.
     A graph's spare paths (offered if the model's wording of its first is refused) are drawn
     after every graph has its first; generator 3 drew them at once, and the first graph's
-    two left the third none ("paths_exhausted")."""
+    two left the third none ("paths_exhausted"). (Dates to the day: an age turned in a
+    year is a last resort, which a rule round caps.)"""
     page = {"Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
-                                 "footballer.\nHe signed for Real Madrid in 2009.\n"
-                                 "In 2018, he signed for Juventus."}
+                                 "footballer.\nOn 1 July 2009, he signed for Real Madrid.\n"
+                                 "On 10 July 2018, he signed for Juventus."}
     seeds = [{"_id": q, "question": f"Which club did Ronaldo join ({q})?", "answer": "x",
               "supporting_facts": [], "context": [[t, [x]] for t, x in page.items()]}
              for q in ("q1", "q2", "q3")]
@@ -972,6 +980,44 @@ def test_a_last_resort_wording_only_where_a_graph_has_nothing_else(
     assert asked["Hulu"] and not any("after the year" in q for q in asked["Hulu"]), asked
 
 
+
+AGES = {
+    "Ada Brenner": "Ada Brenner (born 14 March 1950) is a Norwegian chemist.\nIn 1985, she "
+                   "moved to Bergen.",
+    "Olav Lindqvist": "Olav Lindqvist (born 2 May 1948) is a Norwegian painter.\nIn 1975, he "
+                      "moved to Tromsø.\nIn 1990, he opened a gallery in Oslo.",
+}
+
+
+def test_an_age_turned_in_a_year_only_where_a_graph_has_nothing_else(
+        store: Store, nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Templates 20: the age turned in an event's year ("What age did X turn in the year she
+    ...?") is a last resort; reviewers read its word orders as one fill-in frame. Brenner's
+    graph has nothing else (a birth and an event known by its year) and gets it; Lindqvist's also
+    has his two events, and its items never use it (under templates 19 half of his draws
+    were ages)."""
+    seeds = [{"_id": title, "question": f"Who is {title}?", "answer": "x",
+              "supporting_facts": [], "context": [[title, [text]]]}
+             for title, text in AGES.items()]
+    (tmp_path / "seeds.json").write_text(json.dumps(seeds))
+    ingest(store, [tmp_path / "seeds.json"], fmt="hotpotqa")
+    extract_claims(store)
+    extract_facts(store, nlp=nlp)
+    kinds = {g.paths[0].facts[0].subject: {p.kind for p in g.paths}
+             for g in load_path_graphs(store, t=1)}
+    assert kinds == {"Ada Brenner": {"temporal/born+event"},
+                     "Olav Lindqvist": {"temporal/born+event", "temporal/event+event"}}, kinds
+    monkeypatch.setattr(path_gen_mod, "LAST_RESORT_SHARE", 0.5)
+    asked: dict[str, set[str]] = {"Brenner": set(), "Lindqvist": set()}
+    for seed in range(20):
+        report = new_round(store, seed=seed, generator=PathGenerator(),
+                           cfg=SampleConfig(reuse="allow"))
+        for row in export_rows(store, report.round):
+            asked["Brenner" if "Brenner" in row["question"] else "Lindqvist"].add(
+                row["question"])
+    assert asked["Brenner"] and all(" turn" in q for q in asked["Brenner"]), asked
+    assert asked["Lindqvist"] and not any(" turn" in q for q in asked["Lindqvist"]), asked
+
 SHORTER = {
     "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "
                          "footballer.\nIn 2003, Ronaldo made his debut for Portugal in a "
@@ -1009,14 +1055,14 @@ def test_an_events_short_phrase_is_used_only_where_it_names_one_event(
     # the same candidate, worded by the core
     debut = next(p for p in g.paths if [f.year for f in p.facts] == [1985, 2003])
     assert debut.shortened is not None and debut.shortened.key == debut.key
-    worded = {render(debut.shortened, random.Random(s)).question for s in range(20)}
+    worded = {render(debut.shortened, random.Random(s), True).question for s in range(20)}
     assert all("debut for Portugal" in q and "Kazakhstan" not in q for q in worded)
 
 
 def test_a_long_phrase_copied_from_its_page_is_worded_by_its_core() -> None:
     """Path generator 5: every wording of "fought at the Battle of Sobraon during the First
     Anglo-Sikh War" copies 8 words of its page; the core's does not. Control: the same path
-    without a core is refused."""
+    without a core is refused. (An age from a day and a year: a last-resort wording.)"""
     sentence = "In 1846, he fought at the Battle of Sobraon during the First Anglo-Sikh War."
     born = fact("Charles Sackville-West", "born", year=1815, date="1815-11-13",
                 precision="day", subject_pronoun="he",
@@ -1028,18 +1074,18 @@ def test_a_long_phrase_copied_from_its_page_is_worded_by_its_core() -> None:
     path = FactPath(form="temporal", facts=[born, fought])
     g = PathGraph(query_id="q", question="", evidence_round=0, documents=[], paths=[path])
     page = {"v1": sentence}
-    rendered, problems = path_gen_mod._worded(g, path, "7:0", page)
+    rendered, problems = path_gen_mod._worded(g, path, "7:0", page, True)
     assert problems == [] and "Battle of Sobraon" in rendered.question
     assert "Anglo-Sikh" not in rendered.question and rendered.answer
     whole = path.model_copy(update={"facts": [born, fought.model_copy(
         update={"short_phrase": None})]})
     with pytest.raises(Unworded, match="no_age_wording"):  # the age frames refuse the copy
-        path_gen_mod._worded(g, whole, "7:0", page)
+        path_gen_mod._worded(g, whole, "7:0", page, True)
     # ... which is the copy: from a sentence that words it otherwise, the whole phrase is
     other = "The First Anglo-Sikh War saw him fight at the Battle of Sobraon in 1846."
     whole = path.model_copy(update={"facts": [born, fought.model_copy(
         update={"short_phrase": None, "evidence": other})]})
-    rendered, problems = path_gen_mod._worded(g, whole, "7:0", {"v1": other})
+    rendered, problems = path_gen_mod._worded(g, whole, "7:0", {"v1": other}, True)
     assert problems == [] and "Anglo-Sikh War" in rendered.question
 
 

@@ -24,7 +24,7 @@ from dwqa_graph.rounds.forms.base import AnswerType, Path, Rendered, Unworded
 __all__ = ["TEMPLATES_VERSION", "AnswerType", "Rendered", "Unworded", "render"]
 
 #: Part of θ: bump when a phrasing of any form changes.
-TEMPLATES_VERSION = "19"
+TEMPLATES_VERSION = "20"
 
 
 def _titles_not_revealing(path: Path) -> Path:

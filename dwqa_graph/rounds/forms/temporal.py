@@ -55,9 +55,9 @@ _TEMPORAL: dict[tuple[str, str], tuple[str | None, dict[str, str], dict[str, str
     # where only months give one answer (``_unit``). After a birth only ages: "What age did
     # X turn in the year ...": the age a person reaches in a calendar year is that year
     # minus the birth year, so the year difference is its one answer (unlike "how old was X
-    # when ...", asked only where the dates decide it). "How many years after X was born
-    # ..." is an age with two answers, and its "calendar years" read as a fill-in frame to
-    # every reviewer.
+    # when ...", asked only where the dates decide it); a last resort (``_render``). "How
+    # many years after X was born ..." is an age with two answers, and its "calendar years"
+    # read as a fill-in frame to every reviewer.
     ("born", "won"): ("PERSON", {"a7": "What age did {S} turn in the year {p} won {O}?",
                                  "a9": "In the year {p} won {O}, how old did {S} turn?"},
                       {"o1": "How old was {S} when {p} won {O}?",
@@ -344,9 +344,14 @@ def _render(p: Path, rng: random.Random, last_resort: bool = False) -> Rendered:
                             phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                             anchors=[f1.subject] + ([f2.object] if f2.object else []),
                             detail={"dates": [f1.date, f2.date], "age": whole})
-        # the age frames copy "he" and the event's phrase as its sentence has them: where
-        # that is a run the checks refuse, there is no wording
-        turned = fits(frames)
+        # the age turned in the event's year ("What age did X turn in the year he ...?",
+        # "In the year he ..., how old did X turn?"): its one answer is the year difference,
+        # but blind reviewers read its three word orders as one fill-in frame (most of the
+        # template-like items of review R49), so it is a last resort like the year-anchored
+        # frames: a round words another path of the graph first and caps the share of both
+        # (``path_generate.LAST_RESORT_SHARE``). The frames copy "he" and the event's phrase
+        # as its sentence has them: where that is a run the checks refuse, none fits.
+        turned = fits(frames) if last_resort else {}
         # where each copies its sentence, the event's verb in the base form: "How many
         # years after the year Clay Buchholz was born did he make his MLB debut ...?"
         # (with the pronoun only: "was born did Snowden ..." read as mechanical)
@@ -360,7 +365,7 @@ def _render(p: Path, rng: random.Random, last_resort: bool = False) -> Rendered:
                         answer_type="number", pattern="temporal",
                         phrasing=f"temporal/{f1.relation}+{f2.relation}.{key}",
                         anchors=[f1.subject] + ([f2.object] if f2.object else []),
-                        detail={"years": [y1, y2]} | ({} if turned else {"last_resort": True}))
+                        detail={"years": [y1, y2], "last_resort": True})
     unit, count = _unit(f1, f2, whole)
     slots["unit"] = unit
     if unit == "months":

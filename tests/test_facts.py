@@ -829,6 +829,22 @@ def test_an_events_core_is_not_cut_inside_a_title(nlp: CoreNLP) -> None:
         ("played at Wembley in London", "played at Wembley")}
 
 
+def test_an_event_dated_twice_in_its_sentence_keeps_its_circumstance(nlp: CoreNLP) -> None:
+    """Rules 50 (review R50: "How many years before introducing ParisWorld did Paris Hilton
+    ...?" has two answers): a sentence that dates its verb twice, each date with its own
+    circumstance, tells two events, and the circumstance says which. The core would name
+    both, so there is none; the phrase keeps "on Roblox"."""
+    def read(title: str, sentence: str) -> set[tuple[str | None, str | None]]:
+        return {(f.phrase, f.short_phrase) for f in facts_of(nlp, title, sentence)
+                if f.relation == "event"}
+
+    assert read("Paris Hilton", "Paris Hilton introduced ParisWorld on Roblox in 2021 and on "
+                "The Sandbox in 2022.") == {("introduced ParisWorld on Roblox", None)}
+    # the control: one date, and the circumstance is left out of the core
+    assert read("Paris Hilton", "Paris Hilton introduced ParisWorld on Roblox in 2021.") == {
+        ("introduced ParisWorld on Roblox", "introduced ParisWorld")}
+
+
 def test_an_events_core_leaves_out_a_trailing_aside(nlp: CoreNLP) -> None:
     """Rules 38: a modifier set off by a comma at the phrase's end is left out of the core
     once the rest names something; a list's later items, a thing's purpose (rules 39, from

@@ -50,7 +50,7 @@ from dwqa_graph.models import stable_id
 
 #: Bump when the rules change: facts of an older version are replaced on the next run.
 #: What each version changed, and why, is in CHANGELOG.md.
-RULES_VERSION = "49"
+RULES_VERSION = "50"
 
 _BIRTH, _DEATH = {"bear"}, {"die"}
 _FOUND = {"found", "establish", "form", "incorporate", "co-found", "cofound"}
@@ -697,6 +697,14 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     yield from _quantities(sent, v, lemma, subj, date)
 
 
+def _twice(sent: Sentence, obls: dict[int, str]) -> bool:
+    """Whether the sentence dates its verb twice, each date with its own circumstance ("She
+    introduced ParisWorld on Roblox in 2021 and on The Sandbox in 2022"): the event happened
+    twice, and the phrase's circumstance ("on Roblox") says which. Its core ("introduced
+    ParisWorld") names both (review R50: two answers)."""
+    return sum(any(sent.token(i).ner == "DATE" for i in _subtree(sent, d)) for d in obls) > 1
+
+
 def _released_on_something(sent: Sentence, v: int) -> bool:
     """A release on, for or to something that is not a date is a medium's or platform's
     ("released on DVD", "for iOS in 2014", "to the App Store on 6 September 2018"): a later
@@ -891,7 +899,8 @@ def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int]
     if keep & short_names:
         return None, None
     full = _phrase_text(sent, v, text, keep)
-    if full is None or core == keep or _cut_inside_a_title(sent, core, keep):
+    if full is None or core == keep or _cut_inside_a_title(sent, core, keep) or _twice(
+            sent, obls):
         return full, None
     short = _phrase_text(sent, v, text, core)
     # the core is the phrase's beginning: one left out in its middle joins what the sentence

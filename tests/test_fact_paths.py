@@ -938,6 +938,33 @@ def test_a_models_spare_paths_leave_every_graph_its_first(store: Store, nlp: Cor
     assert rule.items == 3
 
 
+def graph_per_page(store: Store, nlp: CoreNLP, tmp_path: Path, pages: dict[str, str],
+                   question: str) -> None:
+    """One seed graph per page (its id the title, its question ``question`` about it), with
+    claims and facts."""
+    seeds = [{"_id": title, "question": question.format(title), "answer": "x",
+              "supporting_facts": [], "context": [[title, [text]]]}
+             for title, text in pages.items()]
+    (tmp_path / "seeds.json").write_text(json.dumps(seeds))
+    ingest(store, [tmp_path / "seeds.json"], fmt="hotpotqa")
+    extract_claims(store)
+    extract_facts(store, nlp=nlp)
+
+
+def questions_by_subject(store: Store, subjects: tuple[str, str],
+                         seeds: range) -> dict[str, set[str]]:
+    """The questions rule rounds drawn with ``seeds`` ask, by which of two subjects they
+    name (the second: any question not naming the first)."""
+    asked: dict[str, set[str]] = {s: set() for s in subjects}
+    for seed in seeds:
+        report = new_round(store, seed=seed, generator=PathGenerator(),
+                           cfg=SampleConfig(reuse="allow"))
+        for row in export_rows(store, report.round):
+            asked[subjects[0] if subjects[0] in row["question"] else subjects[1]].add(
+                row["question"])
+    return asked
+
+
 LAST_RESORT = {
     "Netflix": "Netflix is an American streaming company.\nNetflix was founded on August 29, "
                "1997.\nIn 2007, Netflix signed a deal with Microsoft.",
@@ -954,13 +981,7 @@ def test_a_last_resort_wording_only_where_a_graph_has_nothing_else(
     graph gets it, having nothing else; Hulu's graph also has its two deals (years only),
     and its items never use it. Path generator 6: at most ``LAST_RESORT_SHARE`` of a rule
     round's items are worded so."""
-    seeds = [{"_id": title, "question": f"When was {title} founded?", "answer": "x",
-              "supporting_facts": [], "context": [[title, [text]]]}
-             for title, text in LAST_RESORT.items()]
-    (tmp_path / "seeds.json").write_text(json.dumps(seeds))
-    ingest(store, [tmp_path / "seeds.json"], fmt="hotpotqa")
-    extract_claims(store)
-    extract_facts(store, nlp=nlp)
+    graph_per_page(store, nlp, tmp_path, LAST_RESORT, "When was {} founded?")
     graphs = {g.paths[0].facts[0].subject if g.paths else "": g
               for g in load_path_graphs(store, t=1)}
     assert set(graphs) == {"Netflix", "Hulu"}
@@ -968,13 +989,7 @@ def test_a_last_resort_wording_only_where_a_graph_has_nothing_else(
     report = new_round(store, seed=0, generator=PathGenerator(), cfg=SampleConfig())
     assert report.items == 1 and report.no_item_reasons.get("last_resort_cap") == 1, report
     monkeypatch.setattr(path_gen_mod, "LAST_RESORT_SHARE", 0.5)
-    asked: dict[str, set[str]] = {"Netflix": set(), "Hulu": set()}
-    for seed in range(6):
-        report = new_round(store, seed=seed, generator=PathGenerator(),
-                           cfg=SampleConfig(reuse="allow"))
-        for row in export_rows(store, report.round):
-            subject = "Netflix" if "Netflix" in row["question"] else "Hulu"
-            asked[subject].add(row["question"])
+    asked = questions_by_subject(store, ("Netflix", "Hulu"), range(6))
     assert asked["Netflix"] == {"How many years after the year Netflix was founded did it "
                                 "sign a deal with Microsoft?"}
     assert asked["Hulu"] and not any("after the year" in q for q in asked["Hulu"]), asked
@@ -996,25 +1011,13 @@ def test_an_age_turned_in_a_year_only_where_a_graph_has_nothing_else(
     graph has nothing else (a birth and an event known by its year) and gets it; Lindqvist's also
     has his two events, and its items never use it (under templates 19 half of his draws
     were ages)."""
-    seeds = [{"_id": title, "question": f"Who is {title}?", "answer": "x",
-              "supporting_facts": [], "context": [[title, [text]]]}
-             for title, text in AGES.items()]
-    (tmp_path / "seeds.json").write_text(json.dumps(seeds))
-    ingest(store, [tmp_path / "seeds.json"], fmt="hotpotqa")
-    extract_claims(store)
-    extract_facts(store, nlp=nlp)
+    graph_per_page(store, nlp, tmp_path, AGES, "Who is {}?")
     kinds = {g.paths[0].facts[0].subject: {p.kind for p in g.paths}
              for g in load_path_graphs(store, t=1)}
     assert kinds == {"Ada Brenner": {"temporal/born+event"},
                      "Olav Lindqvist": {"temporal/born+event", "temporal/event+event"}}, kinds
     monkeypatch.setattr(path_gen_mod, "LAST_RESORT_SHARE", 0.5)
-    asked: dict[str, set[str]] = {"Brenner": set(), "Lindqvist": set()}
-    for seed in range(20):
-        report = new_round(store, seed=seed, generator=PathGenerator(),
-                           cfg=SampleConfig(reuse="allow"))
-        for row in export_rows(store, report.round):
-            asked["Brenner" if "Brenner" in row["question"] else "Lindqvist"].add(
-                row["question"])
+    asked = questions_by_subject(store, ("Brenner", "Lindqvist"), range(20))
     assert asked["Brenner"] and all(" turn" in q for q in asked["Brenner"]), asked
     assert asked["Lindqvist"] and not any(" turn" in q for q in asked["Lindqvist"]), asked
 

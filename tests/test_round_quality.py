@@ -87,43 +87,6 @@ def test_report_shows_the_rounds_quality(films: Store, tmp_path: Path,
     assert f"<th>round {bad.round}</th>" in html2
 
 
-def test_no_two_items_of_a_round_agree_on_an_answer_from_one_fact(
-        store: Store, nlp: CoreNLP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Path generator 19 (review R50: "How many years after the year Charles III was born did
-    he become President of the ... Rifle Association?" beside the same with his christening,
-    in his birth year: 29 years both, a near-duplicate). Items of other facts may still
-    agree on an answer computed from one fact; a round keeps the first. Here every answer
-    is made one, so that items sharing a fact would agree."""
-    _shared_pages(store, nlp, tmp_path)
-    real = path_generate.render
-
-    def one_answer(path: Any, rng: Any, last_resort: bool = False) -> Any:
-        return real(path, rng, last_resort).model_copy(update={"answer": "a long while"})
-
-    def agreeing(seeds: range) -> list[int]:
-        """Per round, its items that share a fact with an earlier item of it."""
-        out = []
-        for seed in seeds:
-            rep = new_round(store, seed=seed, generator=PathGenerator(),
-                            cfg=SampleConfig(reuse="allow"))
-            seen: set[str] = set()
-            n = 0
-            for row in export_rows(store, rep.round):
-                facts = {p["fact_id"] for p in row["provenance"]}
-                n += bool(facts & seen)
-                seen |= facts
-            out.append(n)
-        return out
-
-    monkeypatch.setattr(path_generate, "render", one_answer)
-    seeds = range(1, 9)
-    assert agreeing(seeds) == [0 for _ in seeds]
-    # the positive control: without the check, the same rounds give agreeing items
-    monkeypatch.setattr(path_generate.PathRound, "answers_again",
-                        lambda self, path, rendered: False)
-    assert any(agreeing(seeds))
-
-
 #: The web's port is pinned: document ids, and so which of two facts stating one thing a
 #: path takes, depend on the URLs.
 SHARED_PAGES_PORT = 8772

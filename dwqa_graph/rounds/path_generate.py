@@ -65,7 +65,7 @@ from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path.
-PATH_GENERATOR_VERSION = "19"
+PATH_GENERATOR_VERSION = "18"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?", which blind reviewers marked template-
 #: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
@@ -398,12 +398,6 @@ def _question_key(rendered: Rendered) -> str:
     return " ".join(rendered.question.casefold().split())
 
 
-def _answer_keys(path: Path, rendered: Rendered) -> set[tuple[str, str]]:
-    """(fact, answer) for each fact the answer is computed from."""
-    answer = normalize_answer(rendered.answer)
-    return {(f.id, answer) for f in computed_from(path)}
-
-
 def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
             last_resort: bool = False) -> tuple[Rendered, list[str]]:
     """The path worded with the draw's own choices, and its problems; where the only problem
@@ -538,9 +532,8 @@ class PathRound:
 
     What the round holds across graphs: the paths asked (``taken``; graphs that share pages
     share paths, a round asks each once) and their questions (``asked``: each once too),
-    the facts they compute from (``used``), each of those with the item's answer
-    (``answered``: no two items agree on one), how many items name each fact (``named``),
-    and the pages' texts, read once per round."""
+    the facts they compute from (``used``), how many items name each fact (``named``), and
+    the pages' texts, read once per round."""
 
     def __init__(self, gen: PathGenerator, store: Store, t: int, dataset: str | None,
                  cfg: SampleConfig, round_seed: int,
@@ -558,7 +551,6 @@ class PathRound:
         self.asked: set[str] = set()
         self.used: set[str] = set()
         self.named: Counter[str] = Counter()
-        self.answered: set[tuple[str, str]] = set()
         self.texts: dict[str, str] = {}
         # with a model: the paths each graph offers it, checked under their template wording
         self.offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
@@ -625,12 +617,7 @@ class PathRound:
                 reasons.append("same_question")
                 self.rejected["same_question"] += 1
                 continue
-            if self.answers_again(path, rendered):
-                reasons.append("same_answer")
-                self.rejected["same_answer"] += 1
-                continue
             self.asked.add(_question_key(rendered))
-            self.answered.update(_answer_keys(path, rendered))
             self.taken.add(path.key)
             self.used.update(f.id for f in computed_from(path))
             self.named.update({f.id for f in path.facts})
@@ -646,14 +633,6 @@ class PathRound:
         as the studio's founding by its maker, from the studio's), and graphs that share
         pages may each draw one."""
         return _question_key(rendered) in self.asked
-
-    def answers_again(self, path: Path, rendered: Rendered) -> bool:
-        """Whether the round already has an item with this answer computed from one of the
-        same facts: "How many years after the year Charles III was born did he become
-        President of the British National Rifle Association?" and the same with his
-        christening, which fell in his birth year (review R50: a near-duplicate), or one
-        director's birth year asked through two of his films. Other facts, but one item."""
-        return bool(_answer_keys(path, rendered) & self.answered)
 
     def firsts(self, g: PathGraph, r: int, want: int,
                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:

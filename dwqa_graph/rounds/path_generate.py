@@ -67,9 +67,10 @@ from dwqa_graph.text import normalize_answer
 #: Part of θ: bump when the same graph and r_i,t draw another path.
 PATH_GENERATOR_VERSION = "18"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
-#: True)``: "How many years after the year X ...?", which blind reviewers marked template-
-#: like 12 times in 12; QUALITY.md caps a set's template-like items at 30%, and other
-#: frames take some of that). The graphs over the cap sit the round out (``last_resort_cap``).
+#: True)``: "How many years after the year X ...?" and "What age did X turn in the year
+#: ...?", which blind reviewers read as fill-in frames; QUALITY.md caps a set's
+#: template-like items at 30%, and other frames take some of that). The graphs over the cap
+#: sit the round out (``last_resort_cap``).
 LAST_RESORT_SHARE = 0.15
 #: Choices of wording tried for one path while the only problem is one a wording has: a
 #: copied run of a page (the age frames quote "he" and the event's phrase as the page has

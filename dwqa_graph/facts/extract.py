@@ -697,14 +697,6 @@ def _verb_facts(sent: Sentence, v: int, lemma: str, passive: bool, subj: Span,
     yield from _quantities(sent, v, lemma, subj, date)
 
 
-def _twice(sent: Sentence, obls: dict[int, str]) -> bool:
-    """Whether the sentence dates its verb twice, each date with its own circumstance ("She
-    introduced ParisWorld on Roblox in 2021 and on The Sandbox in 2022"): the event happened
-    twice, and the phrase's circumstance ("on Roblox") says which. Its core ("introduced
-    ParisWorld") names both (review R50: two answers)."""
-    return sum(any(sent.token(i).ner == "DATE" for i in _subtree(sent, d)) for d in obls) > 1
-
-
 def _released_on_something(sent: Sentence, v: int) -> bool:
     """A release on, for or to something that is not a date is a medium's or platform's
     ("released on DVD", "for iOS in 2014", "to the App Store on 6 September 2018"): a later
@@ -879,8 +871,13 @@ def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int]
     # number is left out ("at the age of 18"), unless it names the occasion
     # (``_names_occasion``): then there is no phrase
     obls = {d: r for r, d in sent.children.get(v, ()) if r.startswith("obl:") and d > v}
+    # the modifiers holding a date: two of them date the verb twice, each with its own
+    # circumstance ("introduced ParisWorld on Roblox in 2021 and on The Sandbox in 2022"),
+    # and the circumstance the core leaves out says which event it is (review R50)
+    dated = 0
     for d in sorted(obls):
         sub = _subtree(sent, d)
+        dated += any(sent.token(i).ner == "DATE" for i in sub)
         if v in sub:
             continue
         if any(sent.token(i).ner in _TIME_NER for i in sub):
@@ -899,8 +896,7 @@ def event_phrases(sent: Sentence, v: int, text: str, short_names: frozenset[int]
     if keep & short_names:
         return None, None
     full = _phrase_text(sent, v, text, keep)
-    if full is None or core == keep or _cut_inside_a_title(sent, core, keep) or _twice(
-            sent, obls):
+    if full is None or core == keep or _cut_inside_a_title(sent, core, keep) or dated > 1:
         return full, None
     short = _phrase_text(sent, v, text, core)
     # the core is the phrase's beginning: one left out in its middle joins what the sentence

@@ -329,6 +329,49 @@ def test_no_birth_is_paired_with_an_event_after_the_death() -> None:
                                              render(career, random.Random(0)), {})
 
 
+def test_an_age_and_a_gap_from_the_birth_year_are_one_question() -> None:
+    """What a round asks once in a temporal item (path generator 20, review R50): one event
+    measured from a person's first year twice, as an age and as a gap from an event of his
+    birth year ("How old did Charles III turn in the year he became President of the
+    British National Rifle Association?" and "How many years after the year Charles III was
+    christened did he become ...?", 29 both). Two events measured from one fact are two
+    questions, and so is one event measured from two events of one later year."""
+    born = fact("Charles III", "born", year=1948, date="1948-11-14", precision="day",
+                subject_pronoun="he")
+    event = fact("Charles III", "event", year=1977, date="1977", precision="year",
+                 verb="become", subject_pronoun="he",
+                 phrase="became President of the British National Rifle Association")
+    christened = event.model_copy(update={"id": "christened", "year": 1948, "precision": "day",
+                                          "date": "1948-12-15", "verb": "christen",
+                                          "phrase": "was christened"})
+    other = event.model_copy(update={"id": "other", "verb": "open",
+                                     "phrase": "opened the Duchy Home Farm"})
+    ceremony = christened.model_copy(update={"id": "ceremony", "year": 1953,
+                                             "date": "1953-06-02", "verb": "move",
+                                             "phrase": "moved to Clarence House"})
+    school = ceremony.model_copy(update={"id": "school", "date": "1953-09-01",
+                                         "verb": "start", "phrase": "started school"})
+
+    def keys(*facts: PathFact) -> set[tuple[str, ...]]:
+        path = FactPath(form="temporal", facts=list(facts))
+        return path_gen_mod._answer_keys(path, render(path, random.Random(0), True))
+
+    def one_question(first: set[tuple[str, ...]], then: set[tuple[str, ...]]) -> bool:
+        return any(path_gen_mod._clashing(k) & first for k in then)
+
+    age, gap = keys(born, event), keys(christened, event)
+    assert one_question(age, gap) and one_question(gap, age)  # 29 and "29 years"
+    assert one_question(age, keys(born.model_copy(update={"id": "born2"}), event))
+    # two ages of one number through one birth: two events
+    assert not one_question(age, keys(born, other))
+    # two events of one year after one event, one event after two events of one year
+    assert not one_question(gap, keys(christened, other))
+    assert not one_question(keys(ceremony, event), keys(school, event))
+    # the control: from the birth year, but another number
+    later = other.model_copy(update={"year": 1980, "date": "1980"})
+    assert not one_question(age, keys(christened, later))
+
+
 def test_path_checks_catch_shortcuts() -> None:
     g = PathGraph(query_id="q", question="Who directed Titanic?", evidence_round=0,
                   documents=[], answers=["James Cameron"])

@@ -76,13 +76,15 @@ def test_model_worded_round_replays(films: Store, tmp_path: Path) -> None:
     # Ten graphs, ten items. Three replies are wrong as models are wrong, and each is caught:
     # one names the director the question leaves to the reader (llm_reveals), one gives the
     # computed number away with its unit ("..., a gap of 44 years?": answer_in_question),
-    # one leaves out the film the question must name ("the person who wrote the film":
-    # llm_unnamed); each graph then offered its next path. no_shortcut is the template
-    # wording's rejection of paths a graph offers before any model call. (A reply that says
-    # "its director" before it names the film, dangling_reference, is tests/test_checks.py's.)
+    # one leaves out the film the question must name ("the person who directed the film":
+    # llm_unnamed); each graph then offered its next path. no_shortcut, same_answer and one
+    # answer_in_question are the template wording's rejections of paths a graph offers
+    # before any model call. (A reply that says "its director" before it names the film,
+    # dangling_reference, is tests/test_checks.py's.)
     assert report["items"] == report["graphs"] == 10 and report["no_item_reasons"] == {}
-    assert report["rejected_by_reason"] == {"answer_in_question": 1, "llm_reveals": 1,
-                                            "llm_unnamed": 1, "no_shortcut": 11}
+    assert report["rejected_by_reason"] == {"answer_in_question": 2, "llm_reveals": 1,
+                                            "llm_unnamed": 1, "no_shortcut": 14,
+                                            "same_answer": 13}
     assert report["llm"]["calls"] == len(FIXTURE["prompts"]) == 13
     assert report["generator"] == "paths-llm:openai-compatible:replay"
     details = {r["id"]: json.loads(r["detail"]) for r in films.read(

@@ -87,6 +87,37 @@ def test_report_shows_the_rounds_quality(films: Store, tmp_path: Path,
     assert f"<th>round {bad.round}</th>" in html2
 
 
+def test_a_round_asks_one_value_once(films_pinned: Store,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Path generator 20: no two items of a round read one answer from one fact ("In what
+    year was the director of The Salt Road born?" beside the same through another of his
+    films: other words, one question). The example's directors each made several films, so
+    rounds drawn without the check ask some director's birth twice (the positive control).
+    The temporal side of the rule is ``test_fact_paths``'s."""
+    def repeated(seeds: range) -> list[int]:
+        """Per round, its items whose answer and answering fact an earlier item has."""
+        out = []
+        for seed in seeds:
+            rep = new_round(films_pinned, seed=seed, generator=PathGenerator(),
+                            cfg=SampleConfig(reuse="allow"))
+            seen: set[tuple[str, str]] = set()
+            n = 0
+            for row in export_rows(films_pinned, rep.round):
+                if row["pattern"] != "bridge":
+                    continue
+                key = (row["provenance"][-1]["fact_id"], row["answer"])
+                n += key in seen
+                seen.add(key)
+            out.append(n)
+        return out
+
+    seeds = range(7, 13)  # (on the pinned port, seed 10's round meets the case)
+    assert repeated(seeds) == [0 for _ in seeds]
+    monkeypatch.setattr(path_generate.PathRound, "answers_again",
+                        lambda self, path, rendered: False)
+    assert any(repeated(seeds))
+
+
 #: The web's port is pinned: document ids, and so which of two facts stating one thing a
 #: path takes, depend on the URLs.
 SHARED_PAGES_PORT = 8772

@@ -65,7 +65,7 @@ from dwqa_graph.rounds.timesense import fact_marks
 from dwqa_graph.text import normalize_answer
 
 #: Part of θ: bump when the same graph and r_i,t draw another path.
-PATH_GENERATOR_VERSION = "18"
+PATH_GENERATOR_VERSION = "20"
 #: The most of a rule round's items worded by a last-resort frame (``render(last_resort=
 #: True)``: "How many years after the year X ...?" and "What age did X turn in the year
 #: ...?", which blind reviewers read as fill-in frames; QUALITY.md caps a set's
@@ -399,6 +399,38 @@ def _question_key(rendered: Rendered) -> str:
     return " ".join(rendered.question.casefold().split())
 
 
+def _answer_keys(path: Path, rendered: Rendered) -> set[tuple[str, ...]]:
+    """What a round asks once: one value asked twice (one director's birth year through two
+    of his films: the fact the answer is read from, and the answer), or one event measured
+    twice from a person's first year: an age ("How old did Charles III turn in the year he
+    became President of the British National Rifle Association?") beside the gap from an
+    event of his birth year ("How many years after the year Charles III was christened did
+    he become ...?"), 29 both. A temporal item's key is the later of its two dated facts,
+    the earlier one's year and the number, tagged by whether the earlier one is the birth:
+    an age clashes with a gap from an event only (``_clashing``). Two events measured from
+    one fact are two questions whatever the numbers (two ages of one person; two events of
+    one year after another), and so are one event measured from two events of one year
+    (landing in Moscow and contacting Laura Poitras, both in 2013, before Snowden's
+    citizenship): reviewers read only the birth's pair as one question. A number is keyed by
+    its value: the frames write an age as "29" and a gap as "29 years"."""
+    answer = normalize_answer(rendered.answer)
+    if rendered.answer_type == "number":
+        answer = answer.split(" ")[0]
+    dated = sorted((f for f in computed_from(path) if f.year is not None),
+                   key=lambda f: (f.date or str(f.year)))
+    if path.form == "temporal" and len(dated) == 2:
+        tag = "age" if dated[0].relation == "born" else "gap"
+        return {(tag, dated[1].id, str(dated[0].year), answer)}
+    return {("value", f.id, answer) for f in computed_from(path)}
+
+
+def _clashing(key: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """The keys of earlier items that make ``key``'s item one question with them: an age
+    clashes with an age or a gap, a gap with an age only, a value with itself."""
+    tags = {"age": ("age", "gap"), "gap": ("age",)}.get(key[0], (key[0],))
+    return {(tag, *key[1:]) for tag in tags}
+
+
 def _worded(g: PathGraph, path: Path, seed: str, texts: dict[str, str],
             last_resort: bool = False) -> tuple[Rendered, list[str]]:
     """The path worded with the draw's own choices, and its problems; where the only problem
@@ -533,8 +565,9 @@ class PathRound:
 
     What the round holds across graphs: the paths asked (``taken``; graphs that share pages
     share paths, a round asks each once) and their questions (``asked``: each once too),
-    the facts they compute from (``used``), how many items name each fact (``named``), and
-    the pages' texts, read once per round."""
+    the facts they compute from (``used``), each of those with the item's answer
+    (``answered``: no two items are one question, ``_answer_keys``), how many items name each
+    fact (``named``), and the pages' texts, read once per round."""
 
     def __init__(self, gen: PathGenerator, store: Store, t: int, dataset: str | None,
                  cfg: SampleConfig, round_seed: int,
@@ -552,6 +585,7 @@ class PathRound:
         self.asked: set[str] = set()
         self.used: set[str] = set()
         self.named: Counter[str] = Counter()
+        self.answered: set[tuple[str, ...]] = set()
         self.texts: dict[str, str] = {}
         # with a model: the paths each graph offers it, checked under their template wording
         self.offers: dict[str, list[tuple[PathDraw, Rendered]]] = {}
@@ -618,7 +652,12 @@ class PathRound:
                 reasons.append("same_question")
                 self.rejected["same_question"] += 1
                 continue
+            if self.answers_again(path, rendered):
+                reasons.append("same_answer")
+                self.rejected["same_answer"] += 1
+                continue
             self.asked.add(_question_key(rendered))
+            self.answered.update(_answer_keys(path, rendered))
             self.taken.add(path.key)
             self.used.update(f.id for f in computed_from(path))
             self.named.update({f.id for f in path.facts})
@@ -634,6 +673,11 @@ class PathRound:
         as the studio's founding by its maker, from the studio's), and graphs that share
         pages may each draw one."""
         return _question_key(rendered) in self.asked
+
+    def answers_again(self, path: Path, rendered: Rendered) -> bool:
+        """Whether the round already has an item that asks this one in other words
+        (``_answer_keys``)."""
+        return any(_clashing(k) & self.answered for k in _answer_keys(path, rendered))
 
     def firsts(self, g: PathGraph, r: int, want: int,
                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:

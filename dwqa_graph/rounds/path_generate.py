@@ -406,13 +406,14 @@ def _answer_keys(path: Path, rendered: Rendered) -> set[tuple[str, ...]]:
     became President of the British National Rifle Association?") beside the gap from an
     event of his birth year ("How many years after the year Charles III was christened did
     he become ...?"), 29 both. A temporal item's key is the later of its two dated facts,
-    the earlier one's year and the number, tagged by whether the earlier one is the birth:
-    an age clashes with a gap from an event only (``_clashing``). Two events measured from
-    one fact are two questions whatever the numbers (two ages of one person; two events of
-    one year after another), and so are one event measured from two events of one year
-    (landing in Moscow and contacting Laura Poitras, both in 2013, before Snowden's
-    citizenship): reviewers read only the birth's pair as one question. A number is keyed by
-    its value: the frames write an age as "29" and a gap as "29 years"."""
+    the earlier one's year and the number, tagged by whether the earlier one is the birth
+    (``_clashing`` says which tags meet). Two events measured from one fact are two
+    questions whatever the numbers (two ages of one person; two events of one year after
+    another), and so is one event measured from two events of one year (landing in Moscow
+    and contacting Laura Poitras, both in 2013, before Snowden's citizenship): reviewers
+    accept both, and refusing them costs the full pages, whose events crowd into a few
+    years, a good part of their items (benchmarks/RESULTS.md). A number is keyed by its
+    value: the frames write an age as "29" and a gap as "29 years"."""
     answer = normalize_answer(rendered.answer)
     if rendered.answer_type == "number":
         answer = answer.split(" ")[0]
@@ -565,9 +566,9 @@ class PathRound:
 
     What the round holds across graphs: the paths asked (``taken``; graphs that share pages
     share paths, a round asks each once) and their questions (``asked``: each once too),
-    the facts they compute from (``used``), each of those with the item's answer
-    (``answered``: no two items are one question, ``_answer_keys``), how many items name each
-    fact (``named``), and the pages' texts, read once per round."""
+    the facts they compute from (``used``), what makes each item one question (``answered``:
+    no two items are one, ``_answer_keys``), how many items name each fact (``named``), and
+    the pages' texts, read once per round."""
 
     def __init__(self, gen: PathGenerator, store: Store, t: int, dataset: str | None,
                  cfg: SampleConfig, round_seed: int,

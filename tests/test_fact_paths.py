@@ -130,6 +130,14 @@ def test_paths_rounds_and_provenance(store: Store, nlp: CoreNLP, tmp_path: Path,
     assert out.exit_code == 0, out.output
     assert "1 items for 1 seed graphs" in out.output and "two-option share" in out.output
     assert "one fact in at most 1 items; 0 items on a repeated pair" in out.output
+    assert "no seed graph holds a path" not in out.output
+    # a setting the graph holds no path at (no chain: hops 4) says so and where to look
+    deep = CliRunner().invoke(main, ["round", "new", "--seed", "6", "--generator", "paths",
+                                     "--reuse", "allow", "--hops", "4-4"], env=env)
+    assert deep.exit_code == 0, deep.output
+    assert "0 items for 1 seed graphs" in deep.output
+    assert "no seed graph holds a path at --hops 4-4 --sources 1 --constraints 0-2" \
+        in deep.output and "round collisions --checked" in deep.output
     # A graph that also holds a round of another generator (marked so here): collisions
     # refuse it, and the report counts the paths generator's rounds instead of failing.
     from dwqa_graph.report.data import gather

@@ -1046,7 +1046,6 @@ def test_a_last_resort_wording_only_where_a_graph_has_nothing_else(
     assert asked["Hulu"] and not any("after the year" in q for q in asked["Hulu"]), asked
 
 
-
 AGES = {
     "Ada Brenner": "Ada Brenner (born 14 March 1950) is a Norwegian chemist.\nIn 1985, she "
                    "moved to Bergen.",
@@ -1071,6 +1070,7 @@ def test_an_age_turned_in_a_year_only_where_a_graph_has_nothing_else(
     asked = questions_by_subject(store, ("Brenner", "Lindqvist"), range(20))
     assert asked["Brenner"] and all(" turn" in q for q in asked["Brenner"]), asked
     assert asked["Lindqvist"] and not any(" turn" in q for q in asked["Lindqvist"]), asked
+
 
 SHORTER = {
     "Cristiano Ronaldo": "Cristiano Ronaldo (born 5 February 1985) is a Portuguese "

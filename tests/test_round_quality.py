@@ -114,7 +114,7 @@ def test_a_round_asks_one_value_once(films_pinned: Store,
     seeds = range(7, 13)  # (on the pinned port, seed 10's round meets the case)
     assert repeated(seeds) == [0 for _ in seeds]
     monkeypatch.setattr(path_generate.PathRound, "answers_again",
-                        lambda self, path, rendered: False)
+                        lambda self, keys: False)
     assert any(repeated(seeds))
 
 

@@ -653,12 +653,13 @@ class PathRound:
                 reasons.append("same_question")
                 self.rejected["same_question"] += 1
                 continue
-            if self.answers_again(path, rendered):
+            keys = _answer_keys(path, rendered)
+            if self.answers_again(keys):
                 reasons.append("same_answer")
                 self.rejected["same_answer"] += 1
                 continue
             self.asked.add(_question_key(rendered))
-            self.answered.update(_answer_keys(path, rendered))
+            self.answered.update(keys)
             self.taken.add(path.key)
             self.used.update(f.id for f in computed_from(path))
             self.named.update({f.id for f in path.facts})
@@ -675,10 +676,10 @@ class PathRound:
         pages may each draw one."""
         return _question_key(rendered) in self.asked
 
-    def answers_again(self, path: Path, rendered: Rendered) -> bool:
-        """Whether the round already has an item that asks this one in other words
-        (``_answer_keys``)."""
-        return any(_clashing(k) & self.answered for k in _answer_keys(path, rendered))
+    def answers_again(self, keys: set[tuple[str, ...]]) -> bool:
+        """Whether the round already has an item that asks, in other words, the one keyed
+        ``keys`` (``_answer_keys``)."""
+        return any(_clashing(k) & self.answered for k in keys)
 
     def firsts(self, g: PathGraph, r: int, want: int,
                reasons: list[str]) -> list[tuple[PathDraw, Rendered]]:

@@ -351,11 +351,13 @@ def _render(p: Path, rng: random.Random, last_resort: bool = False) -> Rendered:
         # frames: a round words another path of the graph first and caps the share of both
         # (``path_generate.LAST_RESORT_SHARE``). The frames copy "he" and the event's phrase
         # as its sentence has them: where that is a run the checks refuse, none fits.
-        turned = fits(frames) if last_resort else {}
+        if not last_resort:
+            raise Unworded("no_age_wording")
+        turned = fits(frames)
         # where each copies its sentence, the event's verb in the base form: "How many
         # years after the year Clay Buchholz was born did he make his MLB debut ...?"
         # (with the pronoun only: "was born did Snowden ..." read as mechanical)
-        anchored = {} if turned or not pron or not last_resort else fits(
+        anchored = {} if turned or not pron else fits(
             _YEAR_ANCHORED.get((f1.relation, f2.relation), {}))
         if not turned and not anchored:
             raise Unworded("no_age_wording")
